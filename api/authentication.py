@@ -1,0 +1,68 @@
+"""API key authentication that resists enumeration.
+
+Unknown prefix, wrong secret, revoked key and inactive tenant all answer
+the same 401; the secret comparison is constant-time and a dummy hash is
+compared when the prefix is unknown so timing does not reveal prefixes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+
+from tenants.keys import hash_secret, parse_key, secret_matches
+from tenants.models import ApiKey, Tenant
+
+_DUMMY_HASH = hash_secret("not-a-real-secret")
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class TenantPrincipal:
+    """The `request.user` of an API call: a tenant acting through one key."""
+
+    tenant: Tenant
+    key: ApiKey
+    is_authenticated: bool = True
+
+    @property
+    def can_write(self) -> bool:
+        return self.key.scope == ApiKey.SCOPE_WRITE
+
+
+class ApiKeyAuthentication(authentication.BaseAuthentication):
+    keyword = "Bearer"
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).decode("latin-1")
+        if not header:
+            return None
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != self.keyword.lower() or not token.strip():
+            raise exceptions.AuthenticationFailed("Use 'Authorization: Bearer <api key>'.")
+        parsed = parse_key(token)
+        if parsed is None:
+            raise exceptions.AuthenticationFailed("Invalid API key.")
+        prefix, secret = parsed
+        key = ApiKey.objects.active().select_related("tenant", "tenant__plan").filter(prefix=prefix).first()
+        stored = key.secret_hash if key is not None else _DUMMY_HASH
+        if not secret_matches(secret, stored) or key is None:
+            raise exceptions.AuthenticationFailed("Invalid API key.")
+        self._touch(key)
+        return TenantPrincipal(tenant=key.tenant, key=key), key
+
+    def authenticate_header(self, request) -> str:
+        return self.keyword
+
+    @staticmethod
+    def _touch(key: ApiKey) -> None:
+        """Write last_used_at at most once a minute (one conditional UPDATE, no read)."""
+        now = timezone.now()
+        if key.last_used_at and now - key.last_used_at < LAST_USED_RESOLUTION:
+            return
+        ApiKey.objects.filter(pk=key.pk).exclude(last_used_at__gte=now - LAST_USED_RESOLUTION).update(
+            last_used_at=now
+        )

@@ -1,0 +1,55 @@
+"""Request ids and the body-size limit, before anything parses the body."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+
+from .errors import problem_response
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+
+class RequestIdMiddleware:
+    """Accept a sane incoming X-Request-Id or mint one; echo it on the response."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        incoming = request.headers.get("X-Request-Id", "")
+        request.request_id = incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
+        response = self.get_response(request)
+        response["X-Request-Id"] = request.request_id
+        return response
+
+
+class BodySizeLimitMiddleware:
+    """413 problem+json for bodies over TRUTHLENS_MAX_BODY_BYTES (chunked bodies included)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        limit = settings.TRUTHLENS["MAX_BODY_BYTES"]
+        too_big = problem_response(
+            413, f"The request body exceeds the limit of {limit} bytes.", instance=request.path
+        )
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return problem_response(400, "Invalid Content-Length header.", instance=request.path)
+        if length > limit:
+            return too_big
+        if request.method in ("POST", "PUT", "PATCH") and not length:
+            # No declared length (chunked): read with Django's own cap.
+            try:
+                body = request.body
+            except RequestDataTooBig:
+                return too_big
+            if len(body) > limit:
+                return too_big
+        return self.get_response(request)

@@ -1,0 +1,151 @@
+"""Request validation for the v1 API. Output shapes live in `verification.serializers`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from rest_framework import serializers
+
+from tenants.models import WebhookEndpoint
+from verification.engine.messages import MessagesError, inputs_from_messages
+from verification.modes import ALL_MODES, AVAILABLE_MODES
+from verification.webhooks.urlguard import UnsafeUrl, check_url
+
+
+def _no_nul(value: str, field: str) -> str:
+    # Postgres text cannot hold NUL; refuse it with a clear message instead of a 500.
+    if "\x00" in value:
+        raise serializers.ValidationError({field: "must not contain NUL (\\u0000) characters."})
+    return value
+
+
+class ContextField(serializers.Field):
+    """A list of passages, or one string (one passage)."""
+
+    default_error_messages = {
+        "invalid": "must be a string or a list of strings.",
+        "too_many": "has more than {limit} passages.",
+        "item": "passage {index} must be a string.",
+        "nul": "passage {index} contains a NUL (\\u0000) character.",
+    }
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        if isinstance(data, str):
+            data = [data] if data.strip() else []
+        if not isinstance(data, list):
+            self.fail("invalid")
+        limit = settings.TRUTHLENS["MAX_PASSAGES"]
+        if len(data) > limit:
+            self.fail("too_many", limit=limit)
+        for index, item in enumerate(data):
+            if not isinstance(item, str):
+                self.fail("item", index=index)
+            if "\x00" in item:
+                self.fail("nul", index=index)
+        return list(data)
+
+    def to_representation(self, value: list[str]) -> list[str]:
+        return value
+
+
+class MessageSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=["system", "user", "assistant", "tool", "function", "developer"])
+    content = serializers.JSONField(allow_null=True, required=False)
+    name = serializers.CharField(required=False, allow_blank=True)
+    tool_call_id = serializers.CharField(required=False, allow_blank=True)
+
+
+class VerificationRequestSerializer(serializers.Serializer):
+    context = ContextField(required=False)
+    passage_ids = serializers.ListField(child=serializers.CharField(max_length=64), required=False, allow_null=True)
+    query = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
+    response = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    messages = MessageSerializer(many=True, required=False, allow_null=True)
+    model = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
+    mode = serializers.ChoiceField(choices=[*ALL_MODES, "auto"], default="auto")
+    decision = serializers.CharField(required=False, allow_blank=True, allow_null=True, default="")
+    threshold = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1)
+    callback_url = serializers.URLField(required=False, allow_blank=True, allow_null=True, default="", max_length=2000)
+    metadata = serializers.DictField(required=False, default=dict)
+    wait = serializers.FloatField(required=False, default=0, min_value=0, max_value=30)
+
+    def validate_mode(self, value: str) -> str:
+        if value != "auto" and value not in AVAILABLE_MODES:
+            raise serializers.ValidationError(
+                f"mode '{value}' is not available on this deployment; use one of "
+                f"{', '.join([*AVAILABLE_MODES, 'auto'])}."
+            )
+        return value
+
+    def validate_callback_url(self, value: str | None) -> str:
+        if not value:
+            return ""
+        try:
+            check_url(value, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
+        except UnsafeUrl as exc:
+            raise serializers.ValidationError(f"refused: {exc}") from exc
+        return value
+
+    def validate_metadata(self, value: dict) -> dict:
+        if len(str(value)) > 10_000:
+            raise serializers.ValidationError("must be at most 10 000 characters when serialised.")
+        return value
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        for name in ("query", "response", "model"):
+            if isinstance(attrs.get(name), str):
+                _no_nul(attrs[name], name)
+        messages = attrs.get("messages")
+        if messages:
+            if attrs.get("response") or attrs.get("context"):
+                raise serializers.ValidationError(
+                    {"messages": "send either messages or context/response, not both."}
+                )
+            try:
+                item = inputs_from_messages(messages)
+            except MessagesError as exc:
+                raise serializers.ValidationError({"messages": str(exc)}) from exc
+            attrs["context"] = list(item.context)
+            attrs["query"] = item.query or ""
+            attrs["response"] = item.response
+            _no_nul(attrs["response"], "messages")
+            for passage in attrs["context"]:
+                _no_nul(passage, "messages")
+        else:
+            if not attrs.get("response", "").strip():
+                raise serializers.ValidationError({"response": "This field is required."})
+            attrs.setdefault("context", [])
+        ids = attrs.get("passage_ids")
+        if ids is not None and len(ids) != len(attrs["context"]):
+            raise serializers.ValidationError(
+                {"passage_ids": "must have one id per context passage."}
+            )
+        return attrs
+
+
+class FeedbackRequestSerializer(serializers.Serializer):
+    outcome = serializers.ChoiceField(choices=["correct", "hallucinated"])
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+
+
+class WebhookEndpointSerializer(serializers.ModelSerializer):
+    id = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = WebhookEndpoint
+        fields = ["id", "url", "events", "is_active", "created_at"]
+        read_only_fields = ["id", "created_at"]
+
+    def validate_url(self, value: str) -> str:
+        try:
+            check_url(value, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
+        except UnsafeUrl as exc:
+            raise serializers.ValidationError(f"refused: {exc}") from exc
+        return value
+
+    def validate_events(self, value: list) -> list:
+        allowed = {"verification.completed", "verification.failed"}
+        if not isinstance(value, list) or any(v not in allowed for v in value):
+            raise serializers.ValidationError(f"events must be a list from {sorted(allowed)}.")
+        return value

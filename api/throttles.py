@@ -1,0 +1,23 @@
+from rest_framework.throttling import SimpleRateThrottle
+
+from .authentication import TenantPrincipal
+
+
+class TenantRateThrottle(SimpleRateThrottle):
+    """Per-tenant request rate from the tenant's plan (shared by all its keys)."""
+
+    scope = "tenant"
+
+    def get_rate(self):  # the rate depends on the tenant, set in allow_request
+        return None
+
+    def allow_request(self, request, view) -> bool:
+        principal = request.user
+        if not isinstance(principal, TenantPrincipal):
+            return True
+        self.rate = principal.tenant.rate_limit
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        return super().allow_request(request, view)
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": request.user.tenant.pk}

@@ -1,0 +1,30 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from .views.usage import UsageView
+from .views.verifications import VerificationDetail, VerificationFeedback, VerificationListCreate
+from .views.webhooks import WebhookEndpointDetail, WebhookEndpointList, WebhookEndpointRotate
+
+urlpatterns = [
+    path("verifications", VerificationListCreate.as_view(), name="verifications"),
+    path("verifications/<str:public_id>", VerificationDetail.as_view(), name="verification"),
+    path(
+        "verifications/<str:public_id>/feedback",
+        VerificationFeedback.as_view(),
+        name="verification-feedback",
+    ),
+    path("usage", UsageView.as_view(), name="usage"),
+    path("webhook-endpoints", WebhookEndpointList.as_view(), name="webhook-endpoints"),
+    path("webhook-endpoints/<int:pk>", WebhookEndpointDetail.as_view(), name="webhook-endpoint"),
+    path(
+        "webhook-endpoints/<int:pk>/rotate-secret",
+        WebhookEndpointRotate.as_view(),
+        name="webhook-endpoint-rotate",
+    ),
+    path("schema", SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]), name="schema"),
+    path(
+        "docs",
+        SpectacularSwaggerView.as_view(url_name="schema", authentication_classes=[], permission_classes=[]),
+        name="docs",
+    ),
+]

@@ -1,0 +1,147 @@
+"""`/v1/verifications`: create (async or wait), read, list, feedback."""
+
+from __future__ import annotations
+
+import django_filters
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.pagination import CursorPagination
+from rest_framework.response import Response
+
+from verification.actions.create import IdempotencyConflict, NewVerification, create_verification
+from verification.models import Feedback, VerificationJob
+from verification.notify import wait_for
+from verification.serializers import VerificationSerializer, verification_headers
+
+from ..errors import Conflict
+from ..serializers import FeedbackRequestSerializer, VerificationRequestSerializer
+from .base import TenantScopedView
+
+
+class VerificationFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(choices=[(s, s) for s in ("queued", "running", "completed", "failed")])
+    mode = django_filters.CharFilter()
+    query_type = django_filters.CharFilter()
+    decision = django_filters.CharFilter()
+    detected = django_filters.BooleanFilter()
+    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+
+    class Meta:
+        model = VerificationJob
+        fields = ["status", "mode", "query_type", "decision", "detected"]
+
+
+class NewestFirst(CursorPagination):
+    ordering = "-created_at"
+    page_size_query_param = "limit"
+    max_page_size = 200
+
+
+def _job_response(job: VerificationJob, code: int, **headers: str) -> Response:
+    job = VerificationJob.objects.prefetch_related("spans").select_related("usage").get(pk=job.pk)
+    response = Response(VerificationSerializer(job).data, status=code)
+    for name, value in {**verification_headers(job), **headers}.items():
+        response[name] = value
+    return response
+
+
+class VerificationListCreate(TenantScopedView):
+    serializer_class = VerificationSerializer
+    filterset_class = VerificationFilter
+    pagination_class = NewestFirst
+
+    def base_queryset(self):
+        return VerificationJob.objects.prefetch_related("spans").select_related("usage")
+
+    @extend_schema(
+        request=VerificationRequestSerializer,
+        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)],
+        responses={200: VerificationSerializer, 202: VerificationSerializer,
+                   400: OpenApiResponse(description="problem+json with field errors")},
+    )
+    def post(self, request):
+        data = VerificationRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        key = request.headers.get("Idempotency-Key") or None
+        if key is not None and len(key) > 255:
+            raise Conflict("Idempotency-Key must be at most 255 characters.")
+        try:
+            job, created = create_verification(
+                self.tenant,
+                NewVerification(
+                    context=v["context"],
+                    response=v["response"],
+                    query=v.get("query", ""),
+                    passage_ids=v.get("passage_ids"),
+                    messages=v.get("messages"),
+                    model=v.get("model", ""),
+                    mode=v["mode"],
+                    decision=v.get("decision") or "",
+                    threshold=v.get("threshold"),
+                    callback_url=v.get("callback_url") or "",
+                    metadata=v.get("metadata") or {},
+                ),
+                api_key=request.auth,
+                idempotency_key=key,
+            )
+        except IdempotencyConflict as exc:
+            raise Conflict("This Idempotency-Key was used with a different request body.") from exc
+        if v["wait"] and not job.is_final:
+            wait_for(job.public_id, v["wait"], lambda: _is_final(job.pk))
+            job.refresh_from_db()
+        code = status.HTTP_200_OK if job.is_final else status.HTTP_202_ACCEPTED
+        extra = {"Location": f"/v1/verifications/{job.public_id}"}
+        if not created:
+            extra["Idempotent-Replayed"] = "true"
+        return _job_response(job, code, **extra)
+
+    @extend_schema(responses=VerificationSerializer(many=True))
+    def get(self, request):
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        return self.get_paginated_response(VerificationSerializer(page, many=True).data)
+
+
+def _is_final(job_id) -> bool:
+    return VerificationJob.objects.filter(pk=job_id, status__in=["completed", "failed"]).exists()
+
+
+class VerificationDetail(TenantScopedView):
+    serializer_class = VerificationSerializer
+
+    def base_queryset(self):
+        return VerificationJob.objects.all()
+
+    def get_job(self, public_id: str) -> VerificationJob:
+        from django.http import Http404
+
+        job_id = VerificationJob.parse_public_id(public_id)
+        job = self.get_queryset().filter(pk=job_id).first() if job_id else None
+        if job is None:  # missing and not-yours answer the same
+            raise Http404
+        return job
+
+    def get(self, request, public_id: str):
+        job = self.get_job(public_id)
+        code = status.HTTP_200_OK
+        return _job_response(job, code)
+
+
+class VerificationFeedback(VerificationDetail):
+    http_method_names = ["post", "options"]
+
+    @extend_schema(request=FeedbackRequestSerializer, responses={201: None})
+    def post(self, request, public_id: str):
+        job = self.get_job(public_id)
+        data = FeedbackRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        feedback = Feedback.objects.create(
+            job=job, tenant=self.tenant, outcome=data.validated_data["outcome"],
+            comment=data.validated_data["comment"],
+        )
+        return Response(
+            {"id": feedback.pk, "verification": job.public_id, "outcome": feedback.outcome},
+            status=status.HTTP_201_CREATED,
+        )

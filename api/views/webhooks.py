@@ -1,0 +1,64 @@
+"""`/v1/webhook-endpoints`: per-tenant endpoints; the signing secret is shown once."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from tenants.models import WebhookEndpoint
+
+from ..serializers import WebhookEndpointSerializer
+from .base import TenantScopedView
+
+
+class WebhookEndpointList(TenantScopedView):
+    serializer_class = WebhookEndpointSerializer
+
+    def base_queryset(self):
+        return WebhookEndpoint.objects.order_by("id")
+
+    def get(self, request):
+        return Response(WebhookEndpointSerializer(self.get_queryset(), many=True).data)
+
+    @extend_schema(responses={201: WebhookEndpointSerializer})
+    def post(self, request):
+        data = WebhookEndpointSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        endpoint = WebhookEndpoint(tenant=self.tenant, **data.validated_data)
+        secret = endpoint.set_new_secret()
+        endpoint.save()
+        body = {**WebhookEndpointSerializer(endpoint).data, "secret": secret}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class WebhookEndpointDetail(TenantScopedView):
+    serializer_class = WebhookEndpointSerializer
+
+    def base_queryset(self):
+        return WebhookEndpoint.objects.all()
+
+    def _get(self, pk: int) -> WebhookEndpoint:
+        endpoint = self.get_queryset().filter(pk=pk).first()
+        if endpoint is None:
+            raise Http404
+        return endpoint
+
+    def get(self, request, pk: int):
+        return Response(WebhookEndpointSerializer(self._get(pk)).data)
+
+    def delete(self, request, pk: int):
+        self._get(pk).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class WebhookEndpointRotate(WebhookEndpointDetail):
+    http_method_names = ["post", "options"]
+
+    @extend_schema(request=None, responses={200: WebhookEndpointSerializer})
+    def post(self, request, pk: int):
+        endpoint = self._get(pk)
+        secret = endpoint.set_new_secret()
+        endpoint.save(update_fields=["secret_encrypted"])
+        return Response({**WebhookEndpointSerializer(endpoint).data, "secret": secret})

@@ -1,0 +1,203 @@
+"""Django settings, driven by the environment (documented in README, "Settings")."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from .env import env_bool, env_float, env_int, env_list, env_str
+
+# Offline by construction: litellm must not fetch its price map, HF must not
+# reach the hub. Set before anything imports those libraries.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG and env_bool("TRUTHLENS_REQUIRE_SECRET_KEY", False):
+        raise ImproperlyConfigured("SECRET_KEY must be set in production")
+    SECRET_KEY = "dev-insecure-secret-key-change-me"  # noqa: S105 - local default only
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_prometheus",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "tenants",
+    "verification",
+    "api",
+    "dashboard",
+]
+
+MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    "api.middleware.RequestIdMiddleware",
+    "api.middleware.BodySizeLimitMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+DATABASE_URL = env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/truthlens")
+DATABASES = {
+    "default": dj_database_url.parse(
+        DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0)
+    )
+}
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"].setdefault("OPTIONS", {})
+DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DB_CONNECT_TIMEOUT", 5))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["ENGINE"] = "django_prometheus.db.backends.postgresql"
+
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "truthlens"),
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+    }
+}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+LOGIN_URL = "/dashboard/login/"
+
+# --- security (production defaults; DEBUG relaxes nothing else) -------------
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+# --- REST framework ----------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["api.authentication.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.HasTenantKey"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttles.TenantRateThrottle"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "EXCEPTION_HANDLER": "api.errors.problem_exception_handler",
+    "UNAUTHENTICATED_USER": None,
+    "PAGE_SIZE": 50,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "TruthLens API",
+    "DESCRIPTION": "Verify LLM answers against their grounding context and mitigate hallucinations.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- TruthLens ---------------------------------------------------------------
+TRUTHLENS = {
+    # request limits
+    "MAX_BODY_BYTES": env_int("TRUTHLENS_MAX_BODY_BYTES", 1_048_576, minimum=1024),
+    "MAX_PASSAGES": env_int("TRUTHLENS_MAX_PASSAGES", 1000, minimum=1),
+    "MAX_WAIT_SECONDS": 30,
+    # per-tenant default rate (plans may override): "<n>/<period>"
+    "DEFAULT_RATE": env_str("TRUTHLENS_DEFAULT_RATE", "600/min"),
+    # detection
+    "DETECTOR": env_str("TRUTHLENS_DETECTOR", "embedded"),
+    "DETECT_BATCH_SIZE": env_int("TRUTHLENS_DETECT_BATCH_SIZE", 8, minimum=1),
+    # reliability: a running job whose lease expired is re-enqueued by the sweeper
+    "JOB_LEASE_SECONDS": env_int("TRUTHLENS_JOB_LEASE_SECONDS", 300, minimum=1),
+    "OUTBOX_RELAY_AFTER_SECONDS": env_float("TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS", 10, minimum=0),
+    "SWEEP_INTERVAL_SECONDS": env_float("TRUTHLENS_SWEEP_INTERVAL_SECONDS", 15, minimum=0.2),
+    "MAX_JOB_ATTEMPTS": env_int("TRUTHLENS_MAX_JOB_ATTEMPTS", 5, minimum=1),
+    # fault injection for the kill tests: sleep this long in the first detection attempt
+    "FAULT_DETECT_SLEEP_SECONDS": env_float("TRUTHLENS_FAULT_DETECT_SLEEP_SECONDS", 0, minimum=0),
+    # webhooks
+    "WEBHOOK_TIMEOUT_SECONDS": env_float("TRUTHLENS_WEBHOOK_TIMEOUT_SECONDS", 10, minimum=0.1),
+    "WEBHOOK_RETRY_BASE_SECONDS": env_float("TRUTHLENS_WEBHOOK_RETRY_BASE_SECONDS", 30, minimum=0),
+    "WEBHOOK_RETRY_MAX_DELAY_SECONDS": env_float("TRUTHLENS_WEBHOOK_RETRY_MAX_DELAY_SECONDS", 3600),
+    "WEBHOOK_RETRY_WINDOW_SECONDS": env_float("TRUTHLENS_WEBHOOK_RETRY_WINDOW_SECONDS", 86400),
+    # hosts/CIDRs exempt from the private-address refusal (tests: 127.0.0.1)
+    "WEBHOOK_ALLOWED_HOSTS": env_list("TRUTHLENS_WEBHOOK_ALLOWED_HOSTS", []),
+    # Fernet key(s) for secrets at rest; first encrypts, all decrypt (rotation)
+    "ENCRYPTION_KEYS": env_list("TRUTHLENS_ENCRYPTION_KEYS", []),
+    "PUBLIC_BASE_URL": env_str("TRUTHLENS_PUBLIC_BASE_URL", "http://127.0.0.1:8000"),
+}
+
+from workers.celeryconfig import *  # noqa: E402,F403 - Celery settings live in their own module
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        }
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+DATA_UPLOAD_MAX_MEMORY_SIZE = TRUTHLENS["MAX_BODY_BYTES"]

@@ -1,0 +1,146 @@
+"""Tenants, their keys, members, plans, policies and webhook endpoints."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from . import crypto
+from .keys import NewKey, generate_key
+
+
+class Plan(models.Model):
+    """Prices and limits a tenant buys (DESIGN §7)."""
+
+    name = models.SlugField(unique=True)
+    rate_limit = models.CharField(max_length=32, default="600/min", help_text="<n>/<sec|min|hour|day>")
+    monthly_quota = models.PositiveIntegerField(default=0, help_text="verifications/month; 0 = unlimited")
+    price_per_verification = models.JSONField(
+        default=dict, help_text='USD by mode, e.g. {"lightweight": 0.001, "standard": 0.004}'
+    )
+    price_per_1k_detector_tokens = models.DecimalField(max_digits=10, decimal_places=6, default=0)
+    llm_markup = models.DecimalField(max_digits=6, decimal_places=3, default=1.2)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Tenant(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=200)
+    plan = models.ForeignKey(Plan, null=True, blank=True, on_delete=models.PROTECT)
+    is_active = models.BooleanField(default=True)
+    # Signs webhooks sent to per-request callback URLs; encrypted at rest.
+    webhook_secret_encrypted = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def webhook_secret(self) -> str:
+        return crypto.decrypt(self.webhook_secret_encrypted) if self.webhook_secret_encrypted else ""
+
+    def rotate_webhook_secret(self) -> str:
+        secret = "whsec_" + secrets.token_urlsafe(32)
+        self.webhook_secret_encrypted = crypto.encrypt(secret)
+        return secret
+
+    @property
+    def rate_limit(self) -> str:
+        return self.plan.rate_limit if self.plan else settings.TRUTHLENS["DEFAULT_RATE"]
+
+
+class ApiKeyQuerySet(models.QuerySet):
+    def active(self) -> ApiKeyQuerySet:
+        return self.filter(revoked_at__isnull=True, tenant__is_active=True)
+
+
+class ApiKey(models.Model):
+    SCOPE_READ = "read"
+    SCOPE_WRITE = "write"
+    SCOPES = [(SCOPE_READ, "read only"), (SCOPE_WRITE, "read and write")]
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100, default="default")
+    prefix = models.CharField(max_length=8, unique=True)
+    secret_hash = models.CharField(max_length=64)
+    scope = models.CharField(max_length=8, choices=SCOPES, default=SCOPE_WRITE)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiKeyQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"tl_{self.prefix}_… ({self.tenant.slug})"
+
+    @classmethod
+    def issue(cls, tenant: Tenant, name: str = "default", scope: str = SCOPE_WRITE) -> tuple[ApiKey, str]:
+        """Create a key and return it with the full token, which is never shown again."""
+        new: NewKey = generate_key()
+        key = cls.objects.create(
+            tenant=tenant, name=name, prefix=new.prefix, secret_hash=new.secret_hash, scope=scope
+        )
+        return key, new.token
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+    def revoke(self) -> None:
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])
+
+
+class Membership(models.Model):
+    OWNER, ADMIN, VIEWER = "owner", "admin", "viewer"
+    ROLES = [(OWNER, "owner"), (ADMIN, "admin"), (VIEWER, "viewer")]
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=8, choices=ROLES, default=VIEWER)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "tenant"], name="uniq_membership")]
+
+    @property
+    def can_edit(self) -> bool:
+        return self.role in (self.OWNER, self.ADMIN)
+
+
+class Policy(models.Model):
+    """A tenant's verification policy (DESIGN §5), validated by `verification.engine.policy`."""
+
+    tenant = models.OneToOneField(Tenant, on_delete=models.CASCADE, related_name="policy")
+    document = models.JSONField(default=dict)
+    version = models.PositiveIntegerField(default=1)
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+
+
+class WebhookEndpoint(models.Model):
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="webhook_endpoints")
+    url = models.URLField(max_length=2000)
+    secret_encrypted = models.TextField()
+    events = models.JSONField(default=list, help_text="event types; empty = all")
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    @property
+    def secret(self) -> str:
+        return crypto.decrypt(self.secret_encrypted)
+
+    def set_new_secret(self) -> str:
+        secret = "whsec_" + secrets.token_urlsafe(32)
+        self.secret_encrypted = crypto.encrypt(secret)
+        return secret
+
+    def wants(self, event_type: str) -> bool:
+        return self.is_active and (not self.events or event_type in self.events)

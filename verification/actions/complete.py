@@ -1,0 +1,142 @@
+"""Finishing a job exactly once: result, spans, usage and webhooks in one transaction."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import asdict, dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..engine import DetectionResult
+from ..models import DetectedSpan, JobStatus, VerificationJob
+from ..notify import job_finished
+from . import billing, webhooks
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Outcome:
+    result: DetectionResult
+    enabled: bool
+    query_type: str
+    query_type_confidence: float
+    decision: str
+    mode: str
+    mode_source: str
+    final_response: str
+    warning: str
+    iterations: int
+    detect_ms: int
+    mitigate_ms: int = 0
+
+
+def _ms(delta) -> int:
+    return max(0, int(delta.total_seconds() * 1000))
+
+
+def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
+    """Store the outcome if this attempt still owns the job; False when it lost the lease.
+
+    The conditional UPDATE on (status=running, attempts=attempt) makes a
+    late finisher whose job was re-claimed a no-op, so results, usage rows
+    and webhooks are written exactly once.
+    """
+    result = outcome.result
+    now = timezone.now()
+    with transaction.atomic():
+        job = (
+            VerificationJob.objects.select_for_update()
+            .select_related("tenant", "tenant__plan")
+            .filter(pk=job_id, status=JobStatus.RUNNING, attempts=attempt)
+            .first()
+        )
+        if job is None:
+            log.info("job %s attempt %s lost its lease; result discarded", job_id, attempt)
+            return False
+        job.status = JobStatus.COMPLETED
+        job.verification_status = result.status
+        job.reason = result.reason
+        job.score = result.score
+        job.model_score = result.model_score
+        job.threshold = result.threshold
+        job.detected = result.detected
+        job.risk_level = result.risk_level or ""
+        job.coverage = asdict(result.coverage)
+        job.citations = asdict(result.citations) if result.citations else None
+        job.detector = result.detector
+        job.detector_tokens = result.detector_tokens
+        job.query_type = outcome.query_type
+        job.query_type_confidence = outcome.query_type_confidence
+        job.decision = outcome.decision
+        job.mode = outcome.mode
+        job.mode_source = outcome.mode_source
+        job.enabled = outcome.enabled
+        job.final_response = outcome.final_response
+        job.warning = outcome.warning
+        job.iterations = outcome.iterations
+        job.completed_at = now
+        job.lease_expires_at = None
+        job.latency_ms = {
+            "queue": _ms(job.started_at - job.created_at) if job.started_at else 0,
+            "detect": outcome.detect_ms,
+            "mitigate": outcome.mitigate_ms,
+            "total": _ms(now - job.created_at),
+        }
+        job.save()
+        DetectedSpan.objects.bulk_create(
+            [
+                DetectedSpan(
+                    job=job,
+                    start=s.start,
+                    end=s.end,
+                    text=s.text,
+                    confidence=s.confidence,
+                    label=s.label,
+                    reason=s.reason,
+                    evidence=s.evidence.text if s.evidence else "",
+                    evidence_passage=s.evidence.passage_index if s.evidence else None,
+                    evidence_start=s.evidence.start if s.evidence else None,
+                    evidence_end=s.evidence.end if s.evidence else None,
+                )
+                for s in result.spans
+            ]
+        )
+        billing.record_usage(job)
+        deliveries = webhooks.create_deliveries(job, "verification.completed")
+        transaction.on_commit(lambda: _after_commit(job, deliveries))
+    return True
+
+
+def fail_job(job_id: uuid.UUID, attempt: int | None, code: str, message: str) -> bool:
+    """Mark a job failed (final) and notify, unless another attempt already finished it."""
+    now = timezone.now()
+    with transaction.atomic():
+        qs = VerificationJob.objects.select_for_update().filter(
+            pk=job_id, status__in=[JobStatus.RUNNING, JobStatus.QUEUED]
+        )
+        if attempt is not None:
+            qs = qs.filter(attempts=attempt)
+        job = qs.select_related("tenant").first()
+        if job is None:
+            return False
+        job.status = JobStatus.FAILED
+        job.error_code = code
+        job.error_message = message
+        job.completed_at = now
+        job.lease_expires_at = None
+        job.latency_ms = {**(job.latency_ms or {}), "total": _ms(now - job.created_at)}
+        job.save()
+        deliveries = webhooks.create_deliveries(job, "verification.failed")
+        transaction.on_commit(lambda: _after_commit(job, deliveries))
+    return True
+
+
+def _after_commit(job: VerificationJob, deliveries: list[int]) -> None:
+    job_finished(job.public_id)
+    webhooks.enqueue(deliveries)
+    from .. import metrics
+
+    metrics.observe_job(job)

@@ -1,0 +1,97 @@
+"""Accepting a verification request."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from tenants.models import ApiKey, Tenant
+
+from ..models import OutboxMessage, VerificationJob
+from ..queueing import TASK_DETECT, publish_outbox
+
+
+class IdempotencyConflict(Exception):
+    """The Idempotency-Key was used before with a different request body."""
+
+
+@dataclass(frozen=True)
+class NewVerification:
+    context: list[str]
+    response: str
+    query: str = ""
+    passage_ids: list[str] | None = None
+    messages: list[dict[str, Any]] | None = None
+    model: str = ""
+    mode: str = "auto"
+    decision: str = ""
+    threshold: float | None = None
+    callback_url: str = ""
+    metadata: dict[str, Any] | None = None
+
+    def fingerprint(self) -> str:
+        """A stable hash of the request, to tell a retry from a different request."""
+        raw = json.dumps(self.__dict__, sort_keys=True, default=str, ensure_ascii=False)
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def create_verification(
+    tenant: Tenant,
+    request: NewVerification,
+    api_key: ApiKey | None = None,
+    idempotency_key: str | None = None,
+) -> tuple[VerificationJob, bool]:
+    """Store a job and its outbox message atomically, publish after commit.
+
+    Returns `(job, created)`. With an `idempotency_key` seen before, returns
+    the original job with `created=False`, or raises `IdempotencyConflict`
+    when the body differs.
+    """
+    fingerprint = request.fingerprint()
+    if idempotency_key:
+        existing = _existing(tenant, idempotency_key, fingerprint)
+        if existing is not None:
+            return existing, False
+    try:
+        with transaction.atomic():
+            job = VerificationJob.objects.create(
+                tenant=tenant,
+                api_key=api_key,
+                context=request.context,
+                passage_ids=request.passage_ids,
+                query=request.query,
+                response=request.response,
+                messages=request.messages,
+                model=request.model,
+                requested_mode=request.mode,
+                requested_decision=request.decision,
+                requested_threshold=request.threshold,
+                callback_url=request.callback_url,
+                metadata=request.metadata or {},
+                idempotency_key=idempotency_key or None,
+                request_hash=fingerprint,
+                enqueued_at=timezone.now(),
+            )
+            message = OutboxMessage.objects.create(job=job, task=TASK_DETECT, queue="detect")
+            transaction.on_commit(lambda: publish_outbox(message.pk))
+    except IntegrityError:
+        # A concurrent request with the same Idempotency-Key won the race.
+        if not idempotency_key:
+            raise
+        existing = _existing(tenant, idempotency_key, fingerprint)
+        if existing is None:
+            raise
+        return existing, False
+    return job, True
+
+
+def _existing(tenant: Tenant, key: str, fingerprint: str) -> VerificationJob | None:
+    job = VerificationJob.objects.filter(tenant=tenant, idempotency_key=key).first()
+    if job is not None and job.request_hash != fingerprint:
+        raise IdempotencyConflict(key)
+    return job

@@ -1,0 +1,155 @@
+"""Creating, dispatching and attempting webhook deliveries.
+
+Deliveries are rows first (created in the job's completing transaction),
+messages second: the dispatcher re-enqueues anything due, so a broker
+outage or a killed worker delays a webhook but never drops it. Retries use
+exponential backoff with jitter until the retry window (24 h) closes.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import F, Q
+from django.utils import timezone
+
+from ..models import VerificationJob, WebhookAttempt, WebhookDelivery
+from ..queueing import enqueue_webhook
+from ..serializers import VerificationSerializer
+from ..webhooks import delivery as transport
+
+log = logging.getLogger(__name__)
+SENDING_LEASE = timedelta(minutes=2)
+
+
+def event_payload(job: VerificationJob, event_type: str, event_id: str) -> dict:
+    return {
+        "id": event_id,
+        "type": event_type,
+        "created": int(timezone.now().timestamp()),
+        "data": VerificationSerializer(job).data,
+    }
+
+
+def create_deliveries(job: VerificationJob, event_type: str) -> list[int]:
+    """One delivery per target: the request's callback_url and each subscribed endpoint."""
+    targets: list[tuple[str, int | None]] = []
+    if job.callback_url:
+        targets.append((job.callback_url, None))
+    for endpoint in job.tenant.webhook_endpoints.filter(is_active=True):
+        if endpoint.wants(event_type):
+            targets.append((endpoint.url, endpoint.pk))
+    ids = []
+    for url, endpoint_id in targets:
+        event_id = "evt_" + secrets.token_hex(12)
+        delivery = WebhookDelivery.objects.create(
+            tenant=job.tenant,
+            job=job,
+            endpoint_id=endpoint_id,
+            url=url,
+            event_id=event_id,
+            event_type=event_type,
+            payload=event_payload(job, event_type, event_id),
+        )
+        ids.append(delivery.pk)
+    return ids
+
+
+def enqueue(delivery_ids: list[int]) -> None:
+    for delivery_id in delivery_ids:
+        enqueue_webhook(delivery_id)
+
+
+def _secret(delivery: WebhookDelivery) -> str:
+    if delivery.endpoint_id is not None and delivery.endpoint is not None:
+        return delivery.endpoint.secret
+    return delivery.tenant.webhook_secret
+
+
+def backoff_seconds(attempt: int) -> float:
+    conf = settings.TRUTHLENS
+    base = conf["WEBHOOK_RETRY_BASE_SECONDS"] * (2 ** max(0, attempt - 1))
+    return min(conf["WEBHOOK_RETRY_MAX_DELAY_SECONDS"], base) * random.uniform(0.8, 1.2)
+
+
+def attempt_delivery(delivery_id: int) -> str | None:
+    """Claim a due delivery and make one attempt; returns the new status, None if not claimed."""
+    now = timezone.now()
+    claimable = Q(status=WebhookDelivery.PENDING, next_attempt_at__lte=now) | Q(
+        status=WebhookDelivery.SENDING, lease_expires_at__lt=now
+    )
+    claimed = (
+        WebhookDelivery.objects.filter(pk=delivery_id)
+        .filter(claimable)
+        .update(
+            status=WebhookDelivery.SENDING,
+            lease_expires_at=now + SENDING_LEASE,
+            attempts=F("attempts") + 1,
+        )
+    )
+    if claimed != 1:
+        return None
+    delivery = WebhookDelivery.objects.select_related("tenant", "endpoint").get(pk=delivery_id)
+    conf = settings.TRUTHLENS
+    result = transport.send(
+        delivery.url,
+        _secret(delivery),
+        delivery.payload,
+        timeout_s=conf["WEBHOOK_TIMEOUT_SECONDS"],
+        allowed_hosts=conf["WEBHOOK_ALLOWED_HOSTS"],
+    )
+    WebhookAttempt.objects.create(
+        delivery=delivery,
+        number=delivery.attempts,
+        status_code=result.status_code,
+        error=result.error,
+        duration_ms=result.duration_ms,
+    )
+    done = timezone.now()
+    if result.ok:
+        status = WebhookDelivery.SUCCEEDED
+        updates = {"delivered_at": done}
+    elif (done - delivery.created_at).total_seconds() >= conf["WEBHOOK_RETRY_WINDOW_SECONDS"]:
+        status = WebhookDelivery.FAILED
+        updates = {}
+    else:
+        status = WebhookDelivery.PENDING
+        updates = {"next_attempt_at": done + timedelta(seconds=backoff_seconds(delivery.attempts))}
+    WebhookDelivery.objects.filter(pk=delivery_id).update(
+        status=status, lease_expires_at=None, last_status_code=result.status_code, **updates
+    )
+    from .. import metrics
+
+    metrics.WEBHOOKS.labels(outcome="delivered" if result.ok else "failed_attempt").inc()
+    return status
+
+
+def dispatch_due(limit: int = 500) -> int:
+    """Enqueue deliveries that are due (retries, and any whose message was lost)."""
+    now = timezone.now()
+    due = WebhookDelivery.objects.filter(
+        Q(status=WebhookDelivery.PENDING, next_attempt_at__lte=now)
+        | Q(status=WebhookDelivery.SENDING, lease_expires_at__lt=now)
+    ).values_list("pk", flat=True)[:limit]
+    ids = list(due)
+    enqueue(ids)
+    return len(ids)
+
+
+def replay(delivery: WebhookDelivery) -> WebhookDelivery:
+    """Send a delivery's event again as a new delivery (dashboard "replay")."""
+    copy = WebhookDelivery.objects.create(
+        tenant=delivery.tenant,
+        job=delivery.job,
+        endpoint=delivery.endpoint,
+        url=delivery.url,
+        event_id=delivery.event_id + "_r" + secrets.token_hex(3),
+        event_type=delivery.event_type,
+        payload=delivery.payload,
+    )
+    enqueue([copy.pk])
+    return copy

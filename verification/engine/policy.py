@@ -1,0 +1,172 @@
+"""A tenant's verification policy (DESIGN §5) and how a request resolves against it.
+
+The document is validated with pydantic so the API, the dashboard's editor
+and YAML import all reject the same bad input with the same field paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Mode = Literal["lightweight", "standard", "premium", "auto"]
+DEFAULT_WARNING = (
+    "Warning: parts of this answer may not be supported by the provided context "
+    "(hallucination score {score:.2f}): {spans}"
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StandardSettings(_Strict):
+    max_iterations: int = Field(3, ge=1, le=10)
+    convergence_threshold: float = Field(0.3, ge=0, le=1)
+
+
+class PremiumSettings(_Strict):
+    verification_models: list[str] = Field(default_factory=list)
+    judge_model: str | None = None
+    max_iterations: int = Field(1, ge=1, le=5)
+    require_consensus: bool = False
+
+
+class Budgets(_Strict):
+    per_request_usd: float | None = Field(None, ge=0)
+    monthly_usd: float | None = Field(None, ge=0)
+
+
+class Condition(_Strict):
+    type: Literal["query_type", "domain", "keyword"]
+    name: str = Field(min_length=1)
+
+
+class Rules(_Strict):
+    operator: Literal["AND", "OR"] = "OR"
+    conditions: list[Condition] = Field(default_factory=list)
+
+
+class HallucinationConfig(_Strict):
+    enabled: bool = True
+    mode: Mode | None = None
+    threshold: float | None = Field(None, ge=0, le=1)
+    max_iterations: int | None = Field(None, ge=1, le=10)
+    require_disclaimer: bool = False
+
+
+class Plugin(_Strict):
+    type: Literal["hallucination"]
+    configuration: HallucinationConfig = Field(default_factory=HallucinationConfig)
+
+
+class Decision(_Strict):
+    name: str = Field(min_length=1, max_length=100)
+    priority: int = 0
+    rules: Rules = Field(default_factory=Rules)
+    modelRefs: list[str] = Field(default_factory=list)  # noqa: N815 - DESIGN §5 spelling
+    plugins: list[Plugin] = Field(default_factory=list)
+
+
+class PolicyDocument(_Strict):
+    enabled: bool = True
+    default_mode: Mode = "lightweight"
+    threshold: float = Field(0.5, ge=0, le=1)
+    token_threshold: float = Field(0.5, ge=0, le=1)
+    aggregation: Literal["span_max", "noisy_or"] = "span_max"
+    skip_query_types: list[str] = Field(default_factory=lambda: ["creative", "code", "opinion"])
+    warning_template: str = DEFAULT_WARNING
+    standard: StandardSettings = Field(default_factory=StandardSettings)
+    premium: PremiumSettings = Field(default_factory=PremiumSettings)
+    budgets: Budgets = Field(default_factory=Budgets)
+    cost_weight: float = Field(0.1, ge=0, le=10)
+    allowed_modes: list[Literal["lightweight", "standard", "premium"]] = Field(
+        default_factory=lambda: ["lightweight", "standard", "premium"]
+    )
+    decisions: list[Decision] = Field(default_factory=list)
+
+    @field_validator("decisions")
+    @classmethod
+    def _unique_names(cls, decisions: list[Decision]) -> list[Decision]:
+        names = [d.name for d in decisions]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"decision names must be unique: {', '.join(dupes)}")
+        return decisions
+
+    @field_validator("warning_template")
+    @classmethod
+    def _template_renders(cls, template: str) -> str:
+        try:
+            template.format(score=0.5, spans="x", threshold=0.5)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                "warning_template may use only {score}, {spans} and {threshold}"
+            ) from exc
+        return template
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What one request gets from the policy: decision, mode and thresholds."""
+
+    decision: str
+    enabled: bool
+    mode: str
+    threshold: float
+    max_iterations: int
+    require_disclaimer: bool
+
+
+def _matches(rules: Rules, query_type: str, domain: str, text: str) -> bool:
+    if not rules.conditions:
+        return False
+    lowered = text.lower()
+
+    def hit(c: Condition) -> bool:
+        if c.type == "query_type":
+            return c.name == query_type
+        if c.type == "domain":
+            return c.name.lower() == domain.lower()
+        return c.name.lower() in lowered
+
+    results = [hit(c) for c in rules.conditions]
+    return all(results) if rules.operator == "AND" else any(results)
+
+
+def resolve(
+    policy: PolicyDocument,
+    query_type: str,
+    domain: str = "",
+    text: str = "",
+    decision_name: str | None = None,
+) -> Resolved:
+    """Pick the decision for a request: a named one, else the highest-priority match, else default.
+
+    Raises `KeyError` when `decision_name` names no decision of the policy.
+    """
+    chosen: Decision | None = None
+    if decision_name:
+        chosen = next((d for d in policy.decisions if d.name == decision_name), None)
+        if chosen is None:
+            raise KeyError(decision_name)
+    else:
+        for decision in sorted(policy.decisions, key=lambda d: -d.priority):
+            if _matches(decision.rules, query_type, domain, text):
+                chosen = decision
+                break
+    conf = HallucinationConfig()
+    if chosen is not None:
+        plugin = next((p for p in chosen.plugins if p.type == "hallucination"), None)
+        if plugin is not None:
+            conf = plugin.configuration
+    return Resolved(
+        decision=chosen.name if chosen else "default",
+        enabled=policy.enabled and conf.enabled,
+        mode=conf.mode or policy.default_mode,
+        threshold=conf.threshold if conf.threshold is not None else policy.threshold,
+        max_iterations=conf.max_iterations or policy.standard.max_iterations,
+        require_disclaimer=conf.require_disclaimer,
+    )

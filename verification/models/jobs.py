@@ -1,0 +1,141 @@
+"""Verification jobs and what detection found in them."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.utils import timezone
+
+from tenants.models import ApiKey, Tenant
+
+PUBLIC_PREFIX = "ver_"
+
+
+class JobStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+FINAL_STATUSES = (JobStatus.COMPLETED, JobStatus.FAILED)
+
+
+class VerificationJob(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="jobs")
+    api_key = models.ForeignKey(ApiKey, null=True, blank=True, on_delete=models.SET_NULL)
+    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
+
+    # --- request -----------------------------------------------------------
+    context = models.JSONField(default=list)
+    passage_ids = models.JSONField(null=True, blank=True)
+    query = models.TextField(blank=True, default="")
+    response = models.TextField()
+    messages = models.JSONField(null=True, blank=True)
+    model = models.CharField(max_length=200, blank=True, default="")
+    requested_mode = models.CharField(max_length=16, default="auto")
+    requested_decision = models.CharField(max_length=100, blank=True, default="")
+    requested_threshold = models.FloatField(null=True, blank=True)
+    callback_url = models.URLField(max_length=2000, blank=True, default="")
+    metadata = models.JSONField(default=dict, blank=True)
+    idempotency_key = models.CharField(max_length=255, null=True, blank=True)
+    request_hash = models.CharField(max_length=64, blank=True, default="")
+
+    # --- resolution --------------------------------------------------------
+    query_type = models.CharField(max_length=32, blank=True, default="")
+    query_type_confidence = models.FloatField(null=True, blank=True)
+    decision = models.CharField(max_length=100, blank=True, default="")
+    mode = models.CharField(max_length=16, blank=True, default="")
+    mode_source = models.CharField(max_length=16, blank=True, default="")
+    enabled = models.BooleanField(default=True)
+
+    # --- result ------------------------------------------------------------
+    verification_status = models.CharField(max_length=16, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+    score = models.FloatField(null=True, blank=True)
+    model_score = models.FloatField(null=True, blank=True)
+    threshold = models.FloatField(null=True, blank=True)
+    detected = models.BooleanField(null=True, blank=True)
+    risk_level = models.CharField(max_length=16, blank=True, default="")
+    final_response = models.TextField(blank=True, default="")
+    iterations = models.PositiveIntegerField(default=0)
+    warning = models.TextField(blank=True, default="")
+    coverage = models.JSONField(default=dict, blank=True)
+    citations = models.JSONField(null=True, blank=True)
+    detector = models.CharField(max_length=100, blank=True, default="")
+    detector_tokens = models.PositiveIntegerField(default=0)
+    error_code = models.CharField(max_length=64, blank=True, default="")
+    error_message = models.TextField(blank=True, default="")
+
+    # --- timing and leasing -------------------------------------------------
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    latency_ms = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["tenant", "-created_at"], name="job_tenant_created"),
+            models.Index(fields=["status", "lease_expires_at"], name="job_status_lease"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "idempotency_key"],
+                condition=models.Q(idempotency_key__isnull=False),
+                name="uniq_job_idempotency_key",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.public_id
+
+    @property
+    def public_id(self) -> str:
+        return PUBLIC_PREFIX + self.id.hex
+
+    @staticmethod
+    def parse_public_id(value: str) -> uuid.UUID | None:
+        if not value.startswith(PUBLIC_PREFIX):
+            return None
+        try:
+            return uuid.UUID(hex=value[len(PUBLIC_PREFIX) :])
+        except ValueError:
+            return None
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in FINAL_STATUSES
+
+
+class DetectedSpan(models.Model):
+    job = models.ForeignKey(VerificationJob, on_delete=models.CASCADE, related_name="spans")
+    iteration = models.PositiveIntegerField(default=0, help_text="0 = the customer's answer")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    text = models.TextField()
+    confidence = models.FloatField()
+    label = models.CharField(max_length=16)
+    reason = models.TextField(blank=True, default="")
+    evidence = models.TextField(blank=True, default="")
+    evidence_passage = models.IntegerField(null=True, blank=True)
+    evidence_start = models.IntegerField(null=True, blank=True)
+    evidence_end = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["iteration", "start"]
+
+
+class Feedback(models.Model):
+    CORRECT, HALLUCINATED = "correct", "hallucinated"
+    OUTCOMES = [(CORRECT, CORRECT), (HALLUCINATED, HALLUCINATED)]
+
+    job = models.ForeignKey(VerificationJob, on_delete=models.CASCADE, related_name="feedback")
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE)
+    outcome = models.CharField(max_length=16, choices=OUTCOMES)
+    comment = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)

@@ -1,0 +1,62 @@
+"""Wake requests that wait (`"wait": N`) when their job finishes, via Redis pub/sub."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import redis
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+
+def _client() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=5)
+
+
+def channel(job_id: str) -> str:
+    return f"truthlens:job-done:{job_id}"
+
+
+def job_finished(job_id: str) -> None:
+    try:
+        _client().publish(channel(job_id), b"1")
+    except redis.RedisError as exc:  # waiters fall back to polling
+        log.warning("could not publish completion of %s: %s", job_id, exc)
+
+
+def wait_for(job_id: str, timeout_s: float, is_done) -> bool:
+    """Block until `is_done()` is true or `timeout_s` passes; returns the last `is_done()`.
+
+    Subscribes before the first check so a completion between the check and
+    the subscription is not missed; polls once a second as a fallback when
+    Redis is unavailable.
+    """
+    deadline = time.monotonic() + timeout_s
+    pubsub = None
+    try:
+        pubsub = _client().pubsub(ignore_subscribe_messages=True)
+        pubsub.subscribe(channel(job_id))
+    except redis.RedisError:
+        pubsub = None
+    try:
+        while True:
+            if is_done():
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if pubsub is not None:
+                try:
+                    pubsub.get_message(timeout=min(remaining, 1.0))
+                    continue
+                except redis.RedisError:
+                    pubsub = None
+            time.sleep(min(remaining, 1.0))
+    finally:
+        if pubsub is not None:
+            try:
+                pubsub.close()
+            except redis.RedisError:
+                pass

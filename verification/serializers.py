@@ -1,0 +1,138 @@
+"""The public representation of a verification, shared by the API and webhooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from .models import DetectedSpan, VerificationJob
+
+
+class EvidenceSerializer(serializers.Serializer):
+    passage = serializers.IntegerField(allow_null=True)
+    start = serializers.IntegerField(allow_null=True)
+    end = serializers.IntegerField(allow_null=True)
+    text = serializers.CharField()
+
+
+class SpanSerializer(serializers.ModelSerializer):
+    evidence = serializers.CharField(read_only=True)
+    evidence_location = serializers.SerializerMethodField()
+
+    class Meta:
+        model = DetectedSpan
+        fields = [
+            "start",
+            "end",
+            "text",
+            "confidence",
+            "label",
+            "reason",
+            "evidence",
+            "evidence_location",
+        ]
+
+    @extend_schema_field(EvidenceSerializer(allow_null=True))
+    def get_evidence_location(self, span: DetectedSpan) -> dict[str, Any] | None:
+        if span.evidence_passage is None:
+            return None
+        return {
+            "passage": span.evidence_passage,
+            "start": span.evidence_start,
+            "end": span.evidence_end,
+            "text": span.evidence,
+        }
+
+
+class UsageSerializer(serializers.Serializer):
+    detector_tokens = serializers.IntegerField()
+    llm_calls = serializers.IntegerField()
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    cost_usd = serializers.FloatField()
+
+
+class VerificationSerializer(serializers.ModelSerializer):
+    """Read-only view of a job, in the shape of DESIGN §4."""
+
+    id = serializers.CharField(source="public_id")
+    spans = serializers.SerializerMethodField()
+    usage = serializers.SerializerMethodField()
+    verification_status = serializers.CharField()
+    metadata = serializers.JSONField()
+
+    class Meta:
+        model = VerificationJob
+        fields = [
+            "id",
+            "status",
+            "verification_status",
+            "reason",
+            "query_type",
+            "query_type_confidence",
+            "decision",
+            "mode",
+            "mode_source",
+            "score",
+            "model_score",
+            "threshold",
+            "detected",
+            "risk_level",
+            "spans",
+            "final_response",
+            "iterations",
+            "warning",
+            "coverage",
+            "citations",
+            "detector",
+            "usage",
+            "latency_ms",
+            "metadata",
+            "error_code",
+            "error_message",
+            "created_at",
+            "completed_at",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(SpanSerializer(many=True))
+    def get_spans(self, job: VerificationJob) -> list[dict[str, Any]]:
+        spans = [s for s in job.spans.all() if s.iteration == 0]
+        return SpanSerializer(spans, many=True).data
+
+    @extend_schema_field(UsageSerializer)
+    def get_usage(self, job: VerificationJob) -> dict[str, Any]:
+        usage = getattr(job, "usage", None) if job.is_final else None
+        if usage is None:
+            return {
+                "detector_tokens": job.detector_tokens,
+                "llm_calls": 0,
+                "prompt_tokens": 0,
+                "completion_tokens": 0,
+                "cost_usd": 0.0,
+            }
+        return {
+            "detector_tokens": usage.detector_tokens,
+            "llm_calls": usage.llm_calls,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "cost_usd": float(usage.provider_cost_usd),
+        }
+
+
+def verification_headers(job: VerificationJob) -> dict[str, str]:
+    """The `X-TruthLens-*` headers of DESIGN §4 for a job in any state."""
+    total = (job.latency_ms or {}).get("total")
+    return {
+        "X-TruthLens-Enabled": "true" if job.enabled else "false",
+        "X-TruthLens-Mode": job.mode or job.requested_mode,
+        "X-TruthLens-Score": "" if job.score is None else f"{job.score:.4f}",
+        "X-TruthLens-Detected": (
+            "unknown" if job.detected is None else ("true" if job.detected else "false")
+        ),
+        "X-TruthLens-Iterations": str(job.iterations),
+        "X-TruthLens-Latency-Ms": "" if total is None else str(total),
+        "X-TruthLens-Status": job.status,
+    }

@@ -1,0 +1,68 @@
+"""Send one signed webhook attempt to a vetted address."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from . import signing
+from .urlguard import CheckedUrl, UnsafeUrl, check_url
+
+USER_AGENT = "TruthLens-Webhooks/1.0"
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    ok: bool
+    status_code: int | None
+    error: str
+    duration_ms: int
+
+
+def encode(payload: dict) -> bytes:
+    return json.dumps(payload, separators=(",", ":"), sort_keys=True, default=str).encode()
+
+
+def _pinned_url(checked: CheckedUrl) -> str:
+    parts = urlsplit(checked.url)
+    host = f"[{checked.address}]" if ":" in checked.address else checked.address
+    return urlunsplit((parts.scheme, f"{host}:{checked.port}", parts.path or "/", parts.query, ""))
+
+
+def send(
+    url: str, secret: str, payload: dict, timeout_s: float, allowed_hosts: list[str]
+) -> AttemptResult:
+    """POST the payload once; any 2xx is success, everything else (3xx included) is a failure."""
+    started = time.monotonic()
+
+    def elapsed() -> int:
+        return int((time.monotonic() - started) * 1000)
+
+    try:
+        checked = check_url(url, allowed_hosts)
+    except UnsafeUrl as exc:
+        return AttemptResult(False, None, f"refused: {exc}", elapsed())
+    body = encode(payload)
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "Host": checked.host if checked.port in (80, 443) else f"{checked.host}:{checked.port}",
+        signing.HEADER: signing.sign(secret, body),
+        "X-TruthLens-Event-Id": str(payload.get("id", "")),
+    }
+    try:
+        with httpx.Client(timeout=timeout_s, follow_redirects=False, trust_env=False) as client:
+            response = client.post(
+                _pinned_url(checked),
+                content=body,
+                headers=headers,
+                extensions={"sni_hostname": checked.host},
+            )
+    except httpx.HTTPError as exc:
+        return AttemptResult(False, None, f"{type(exc).__name__}: {exc}"[:500], elapsed())
+    ok = 200 <= response.status_code < 300
+    return AttemptResult(ok, response.status_code, "" if ok else f"HTTP {response.status_code}", elapsed())

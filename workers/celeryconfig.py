@@ -1,0 +1,50 @@
+"""Celery settings (imported into Django settings; read with namespace "CELERY").
+
+Reliability choices: tasks ack late and are re-queued when a worker dies
+(every task is idempotent on its job id), the prefetch multiplier is 1 so
+a long detection never holds other jobs hostage, and the Redis visibility
+timeout is short enough that an unacked message comes back within minutes.
+The sweeper (beat) is the second line of defence: it re-enqueues jobs whose
+lease expired, so a lost message never loses a job.
+"""
+
+from __future__ import annotations
+
+from kombu import Queue
+
+from config.env import env_float, env_int, env_str
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", env_str("REDIS_URL", "redis://127.0.0.1:6379/0"))
+CELERY_RESULT_BACKEND = None  # results live in Postgres, not in the broker
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 900, minimum=1),
+    "socket_connect_timeout": 3,
+    "socket_timeout": 10,
+    "retry_on_timeout": True,
+}
+CELERY_TASK_QUEUES = (Queue("detect"), Queue("mitigate"), Queue("webhooks"), Queue("maintenance"))
+CELERY_TASK_DEFAULT_QUEUE = "maintenance"
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 600, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 660, minimum=1)
+
+_SWEEP = env_float("TRUTHLENS_SWEEP_INTERVAL_SECONDS", 15, minimum=0.2)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stuck-jobs": {
+        "task": "truthlens.sweep_jobs",
+        "schedule": _SWEEP,
+        "options": {"expires": _SWEEP, "queue": "maintenance"},
+    },
+    "dispatch-due-webhooks": {
+        "task": "truthlens.dispatch_webhooks",
+        "schedule": _SWEEP,
+        "options": {"expires": _SWEEP, "queue": "maintenance"},
+    },
+}

@@ -1,0 +1,33 @@
+"""Detection on the GPU queue: claim a micro-batch of jobs and run them together."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+from verification.actions.claim import claim, claim_more
+from verification.processing import process_jobs
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(
+    name="truthlens.detect",
+    queue="detect",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=2,
+    retry_backoff_max=60,
+    max_retries=10,
+)
+def detect(job_id: str) -> None:
+    """Idempotent on the job id: a job already taken or finished is left alone."""
+    job = claim(job_id)
+    if job is None:
+        return
+    batch = [job] + claim_more(settings.TRUTHLENS["DETECT_BATCH_SIZE"] - 1, exclude=job.pk)
+    process_jobs(batch)

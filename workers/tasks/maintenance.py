@@ -1,0 +1,20 @@
+"""Periodic tasks run by beat: the job sweeper and the webhook dispatcher."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from verification.actions.sweep import relay_outbox, sweep_stuck_jobs
+from verification.actions.webhooks import dispatch_due
+
+
+@shared_task(name="truthlens.sweep_jobs", queue="maintenance", ignore_result=True)
+def sweep_jobs() -> dict[str, int]:
+    counts = sweep_stuck_jobs()
+    counts["relayed"] = relay_outbox()
+    return counts
+
+
+@shared_task(name="truthlens.dispatch_webhooks", queue="maintenance", ignore_result=True)
+def dispatch_webhooks() -> int:
+    return dispatch_due()

@@ -1,0 +1,22 @@
+"""Webhook delivery on its own queue."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from verification.actions.webhooks import attempt_delivery
+
+
+@shared_task(
+    name="truthlens.deliver_webhook",
+    queue="webhooks",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=2,
+    max_retries=10,
+)
+def deliver_webhook(delivery_id: int) -> str | None:
+    """One attempt; failures are rescheduled in the row (next_attempt_at), not via Celery retry."""
+    return attempt_delivery(delivery_id)
