@@ -1,0 +1,53 @@
+# TruthLens: the common commands. `make run` and `make test` are the two set-up commands.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types train clean
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	bash scripts/run.sh
+
+test: install lint
+	$(PY) -m pytest
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy verification/engine
+
+fmt: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+migrate: install
+	$(PY) manage.py ensure_database
+	$(PY) manage.py migrate --noinput
+
+web: install
+	$(VENV)/bin/gunicorn config.wsgi -c deploy/gunicorn.conf.py
+
+worker: install
+	$(VENV)/bin/celery -A workers worker -Q detect,mitigate,webhooks,maintenance -l INFO
+
+train: install
+	$(PY) -m verification.engine.train
+
+bench-accuracy: install
+	$(PY) bench/accuracy.py
+
+bench-query-types: install
+	$(PY) bench/query_types.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache staticfiles var

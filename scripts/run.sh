@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Start TruthLens locally on its embedded defaults: database, migrations, demo tenant,
+# then web server + worker + beat in the foreground (Ctrl-C stops everything).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+export DEBUG="${DEBUG:-true}"
+bash scripts/services.sh
+mkdir -p var
+$PY manage.py ensure_database
+$PY manage.py migrate --noinput
+$PY manage.py collectstatic --noinput -v 0
+$PY manage.py demo
+echo "Starting web (http://127.0.0.1:8000, docs at /v1/docs), worker and beat ..."
+exec .venv/bin/honcho start -f deploy/Procfile.dev

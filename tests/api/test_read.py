@@ -1,0 +1,105 @@
+import pytest
+
+from tenants.models import Plan
+from verification.models import VerificationJob
+
+pytestmark = pytest.mark.django_db
+
+
+def _create(client, payload, **headers):
+    response = client.post("/v1/verifications", payload, format="json", **headers)
+    assert response.status_code in (200, 202), response.json()
+    return response
+
+
+def test_it_returns_a_job_by_id(client_a, eiffel):
+    job_id = _create(client_a, eiffel).json()["id"]
+    response = client_a.get(f"/v1/verifications/{job_id}")
+    assert response.status_code == 200
+    assert response.json()["id"] == job_id
+    assert response["X-TruthLens-Detected"] == "unknown"
+
+
+def test_another_tenants_job_is_not_found_like_a_missing_one(client_a, client_b, eiffel):
+    job_id = _create(client_a, eiffel).json()["id"]
+    theirs = client_b.get(f"/v1/verifications/{job_id}")
+    missing = client_b.get("/v1/verifications/ver_" + "0" * 32)
+    garbage = client_b.get("/v1/verifications/nonsense")
+    assert theirs.status_code == missing.status_code == garbage.status_code == 404
+    assert theirs.json()["detail"] == missing.json()["detail"]
+
+
+def test_feedback_on_another_tenants_job_is_not_found(client_a, client_b, eiffel):
+    job_id = _create(client_a, eiffel).json()["id"]
+    response = client_b.post(f"/v1/verifications/{job_id}/feedback", {"outcome": "correct"}, format="json")
+    assert response.status_code == 404
+    ok = client_a.post(f"/v1/verifications/{job_id}/feedback", {"outcome": "hallucinated"}, format="json")
+    assert ok.status_code == 201
+
+
+def test_feedback_validates_the_outcome(client_a, eiffel):
+    job_id = _create(client_a, eiffel).json()["id"]
+    response = client_a.post(f"/v1/verifications/{job_id}/feedback", {"outcome": "meh"}, format="json")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "outcome"
+
+
+def test_the_list_shows_only_own_jobs_with_cursor_pagination(client_a, client_b, eiffel):
+    for _ in range(3):
+        _create(client_a, eiffel)
+    _create(client_b, eiffel)
+    first = client_a.get("/v1/verifications?limit=2").json()
+    assert len(first["results"]) == 2 and first["next"]
+    second = client_a.get(first["next"]).json()
+    ids = {r["id"] for r in first["results"] + second["results"]}
+    assert len(ids) == 3
+    assert client_b.get("/v1/verifications").json()["results"].__len__() == 1
+
+
+def test_the_list_filters_by_status(client_a, eiffel):
+    job_id = _create(client_a, eiffel).json()["id"]
+    VerificationJob.objects.filter(pk=VerificationJob.parse_public_id(job_id)).update(status="completed")
+    _create(client_a, {**eiffel, "response": "other"})
+    done = client_a.get("/v1/verifications?status=completed").json()["results"]
+    assert [r["id"] for r in done] == [job_id]
+    assert client_a.get("/v1/verifications?status=bogus").status_code == 400
+
+
+def test_a_repeated_idempotency_key_returns_the_original_job(client_a, eiffel):
+    first = _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="abc-1")
+    second = _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="abc-1")
+    assert first.json()["id"] == second.json()["id"]
+    assert second["Idempotent-Replayed"] == "true"
+    assert VerificationJob.objects.count() == 1
+
+
+def test_an_idempotency_key_reused_with_another_body_is_409(client_a, eiffel):
+    _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="abc-2")
+    response = client_a.post(
+        "/v1/verifications", {**eiffel, "response": "different"}, format="json", HTTP_IDEMPOTENCY_KEY="abc-2"
+    )
+    assert response.status_code == 409
+    assert response["Content-Type"] == "application/problem+json"
+
+
+def test_idempotency_keys_are_per_tenant(client_a, client_b, eiffel):
+    a = _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="shared")
+    b = _create(client_b, eiffel, HTTP_IDEMPOTENCY_KEY="shared")
+    assert a.json()["id"] != b.json()["id"]
+
+
+def test_the_tenant_rate_limit_answers_429_with_retry_after(tenant_a, client_a):
+    tenant, _ = tenant_a
+    tenant.plan = Plan.objects.create(name="tiny", rate_limit="2/min")
+    tenant.save()
+    codes = [client_a.get("/v1/verifications").status_code for _ in range(3)]
+    assert codes[:2] == [200, 200] and codes[2] == 429
+    response = client_a.get("/v1/verifications")
+    assert int(response["Retry-After"]) >= 1
+    assert response.json()["type"].endswith("/rate-limited")
+
+
+def test_usage_reports_the_month(client_a):
+    body = client_a.get("/v1/usage").json()
+    assert body["verifications"] == 0 and "month" in body
+    assert client_a.get("/v1/usage?month=2026-13").status_code == 400

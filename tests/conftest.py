@@ -1,0 +1,73 @@
+"""Fixtures shared by the whole suite: two tenants, API clients, Redis hygiene."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from tenants.models import ApiKey, Tenant
+
+pytest_plugins = ["tests.fixtures.workers", "tests.fixtures.receiver"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _clean_test_redis():
+    """Start from an empty test Redis database (broker queues, throttle counters)."""
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _reset_throttles():
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+
+
+def _make_tenant(slug: str) -> tuple[Tenant, str]:
+    tenant = Tenant(slug=slug, name=slug.title())
+    tenant.rotate_webhook_secret()
+    tenant.save()
+    _, token = ApiKey.issue(tenant)
+    return tenant, token
+
+
+@pytest.fixture
+def tenant_a(db) -> tuple[Tenant, str]:
+    return _make_tenant("tenant-a")
+
+
+@pytest.fixture
+def tenant_b(db) -> tuple[Tenant, str]:
+    return _make_tenant("tenant-b")
+
+
+def client_for(token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    return client
+
+
+@pytest.fixture
+def client_a(tenant_a) -> APIClient:
+    return client_for(tenant_a[1])
+
+
+@pytest.fixture
+def client_b(tenant_b) -> APIClient:
+    return client_for(tenant_b[1])
+
+
+EIFFEL = {
+    "context": [
+        "The Eiffel Tower is a wrought-iron lattice tower in Paris. It was built from 1887 "
+        "to 1889 and is 330 metres tall."
+    ],
+    "query": "When was the Eiffel Tower built?",
+    "response": "The Eiffel Tower was built in 1950 and is 330 metres tall.",
+}
+
+
+@pytest.fixture
+def eiffel() -> dict:
+    return dict(EIFFEL)

@@ -1,0 +1,19 @@
+"""Settings for the test suite: the real settings with test-friendly environment defaults.
+
+Real Postgres and Redis are used; Redis database 13 keeps test traffic away
+from a locally running service.
+"""
+
+import os
+
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/13")
+os.environ.setdefault("TRUTHLENS_WEBHOOK_ALLOWED_HOSTS", "127.0.0.1,localhost")
+os.environ.setdefault("TRUTHLENS_WEBHOOK_RETRY_BASE_SECONDS", "0.5")
+os.environ.setdefault("TRUTHLENS_SWEEP_INTERVAL_SECONDS", "1")
+os.environ.setdefault("TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS", "1")
+os.environ.setdefault("TRUTHLENS_DETECTOR", "lexical")
+os.environ.setdefault("CACHE_KEY_PREFIX", "truthlens-test")
+
+from config.settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast test users
