@@ -15,9 +15,9 @@ from django.conf import settings
 
 from .actions.complete import Outcome, complete_job, fail_job
 from .engine import DetectionConfig, DetectionInput, DetectionResult, verify_batch
+from .engine.detectors.registry import load_detector
 from .engine.policy import PolicyDocument, Resolved, resolve
 from .engine.query_types import classify_query
-from .engine.detectors.registry import load_detector
 from .mitigation import lightweight_warning
 from .models import VerificationJob
 from .modes import choose_mode
