@@ -56,6 +56,18 @@ def parse_marker(body: str, known: set[str] | frozenset[str] = frozenset()) -> l
     return ids or None
 
 
+def citation_markers(
+    text: str, known: set[str] | frozenset[str] = frozenset()
+) -> list[tuple[int, int, list[str]]]:
+    """(start, end, ids) of every citation marker in `text`, in order."""
+    out = []
+    for m in _MARKER_RE.finditer(text):
+        ids = parse_marker(m.group(1), known)
+        if ids is not None:
+            out.append((m.start(), m.end(), ids))
+    return out
+
+
 def check_citations(item: DetectionInput, policy: CitationPolicy | None = None) -> CitationReport:
     """Markers found, invalid ids, uncited long sentences (answer offsets), ratio and risk.
 
@@ -66,11 +78,7 @@ def check_citations(item: DetectionInput, policy: CitationPolicy | None = None) 
     policy = policy or CitationPolicy()
     known = set(item.passage_ids or (str(i + 1) for i in range(len(item.context))))
     text = item.response
-    markers = []
-    for m in _MARKER_RE.finditer(text):
-        ids = parse_marker(m.group(1), known)
-        if ids is not None:
-            markers.append((m.start(), m.end(), ids))
+    markers = citation_markers(text, known)
     applicable = bool(markers) or policy.require_citations
     report = CitationReport(markers=len(markers), applicable=applicable)
     if not applicable:

@@ -22,7 +22,7 @@ from .types import Evidence
 from .words import content_keys
 
 RERANK_CANDIDATES = 8
-SPAN_WEIGHT = 0.3  # share of the lexical score that comes from the span's own words
+SPAN_WEIGHT = 0.5  # share of the lexical score that comes from the span's own words
 EMBEDDING_WEIGHT = 0.5  # share of the final score from cosine similarity when re-ranking
 
 

@@ -46,14 +46,16 @@ def explain_spans(
         sentence = sentence_at(answer_sentences, span.start, span.end) or Sentence(
             span.start, span.end, span.text
         )
-        evidence = index.best(sentence.text, span.text)
+        window = _window(item.response, sentence, span)
+        # The window (span plus neighbours) steers the match to the sentence about
+        # this span when the answer sentence makes several claims.
+        evidence = index.best(sentence.text, window)
         if evidence is None:
             out.append(replace(span, label="unsupported", evidence=None, reason="no context"))
             continue
         evidence_keys = frozenset(content_keys(evidence.text))
         rest = _blank(item.response, sentence, span)
         rest_overlap = index.recall(content_keys(rest), evidence_keys)
-        window = _window(item.response, sentence, span)
         conflict = (
             number_conflict(span.text, evidence.text)
             or date_conflict(span.text, evidence.text)

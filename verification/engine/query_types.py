@@ -13,6 +13,7 @@ decisive. Without the encoder the rules work alone.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 import threading
@@ -25,6 +26,9 @@ from .embeddings import Encoder, get_encoder
 from .types import QUERY_TYPES
 
 TRAIN_PATH = Path(__file__).parent / "data" / "query_type_train.jsonl"
+# Weights fitted from TRAIN_PATH by `query_types.main()` (see its docstring);
+# used only while their recorded hash matches the training file (else refit).
+WEIGHTS_PATH = Path(__file__).parent / "data" / "query_type_weights.npz"
 RULE_WEIGHT = 1.0  # a full-weight rule counts as much as the whole model distribution
 
 _RULES: list[tuple[str, float, re.Pattern[str]]] = [
@@ -117,8 +121,33 @@ def load_examples(path: Path = TRAIN_PATH) -> list[tuple[str, str]]:
     return out
 
 
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def fit(encoder: Encoder, examples: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """Logistic-regression weights (w, b) over the encoder's embeddings of `examples`."""
+    x = encoder.encode([t for t, _ in examples]).astype(np.float64)
+    y = np.array([QUERY_TYPES.index(label) for _, label in examples])
+    return _fit_softmax(x, y)
+
+
+def _load_weights(path: Path, train_path: Path) -> tuple[np.ndarray, np.ndarray] | None:
+    if not path.exists() or not train_path.exists():
+        return None
+    with np.load(path) as data:
+        if str(data["train_sha256"]) != _file_digest(train_path):
+            return None  # prototypes changed since the weights were fitted
+        return data["w"], data["b"]
+
+
 class QueryTypeClassifier:
-    """Classifies queries into `QUERY_TYPES` with a confidence in [0, 1]."""
+    """Classifies queries into `QUERY_TYPES` with a confidence in [0, 1].
+
+    With `examples` the model is fitted on them; otherwise the shipped weights
+    are used when they match the shipped prototypes, and refitted from those
+    prototypes when they do not. Without an encoder only the rules decide.
+    """
 
     def __init__(
         self, encoder: Encoder | None = None, examples: Sequence[tuple[str, str]] | None = None
@@ -126,11 +155,12 @@ class QueryTypeClassifier:
         self.encoder = encoder
         self._w: np.ndarray | None = None
         self._b: np.ndarray | None = None
-        if encoder is not None:
-            pairs = list(examples) if examples is not None else load_examples()
-            x = encoder.encode([t for t, _ in pairs]).astype(np.float64)
-            y = np.array([QUERY_TYPES.index(label) for _, label in pairs])
-            self._w, self._b = _fit_softmax(x, y)
+        if encoder is None:
+            return
+        weights = None if examples is not None else _load_weights(WEIGHTS_PATH, TRAIN_PATH)
+        if weights is None:
+            weights = fit(encoder, list(examples) if examples is not None else load_examples())
+        self._w, self._b = weights
 
     def model_probs(self, queries: Sequence[str]) -> np.ndarray:
         """(n, types) model probabilities; uniform when there is no encoder."""
@@ -177,3 +207,16 @@ def default_classifier() -> QueryTypeClassifier:
 def classify_query(query: str | None) -> tuple[str, float]:
     """(query type, confidence) with the default classifier."""
     return default_classifier().classify(query)
+
+
+def main() -> None:
+    """Refit the shipped weights from the shipped prototypes (run after editing them):
+
+    python -c "from verification.engine.query_types import main; main()"
+    """
+    encoder = get_encoder()
+    if encoder is None:
+        raise SystemExit("the MiniLM encoder is not installed")
+    w, b = fit(encoder, load_examples())
+    np.savez(WEIGHTS_PATH, w=w, b=b, train_sha256=np.array(_file_digest(TRAIN_PATH)))
+    print(f"wrote {WEIGHTS_PATH} ({w.shape[0]}x{w.shape[1]})")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..citations import citation_markers
 from ..types import Coverage, DetectionInput, TokenPrediction, TokenProb
 from ..words import MONTHS, STOPWORDS, Word, tokenize
 
@@ -51,8 +52,16 @@ class LexicalDetector:
         # Surface forms too, so "U.S." style tokens and exact casing hits count as present.
         surfaces = {w.surface.casefold() for w in context_words}
         answer_words = tokenize(item.response)
+        # "[1]" is a citation, not a claim: citations are checked by their own rules.
+        markers = [(s, e) for s, e, _ in citation_markers(item.response)]
         tokens = [
-            TokenProb(w.start, w.end, self._prob(w, i, answer_words, keys, surfaces))
+            TokenProb(
+                w.start,
+                w.end,
+                self.weights.symbol
+                if any(s <= w.start and w.end <= e for s, e in markers)
+                else self._prob(w, i, answer_words, keys, surfaces),
+            )
             for i, w in enumerate(answer_words)
         ]
         context_chars = sum(len(p) for p in item.context)
