@@ -97,11 +97,24 @@ def process_jobs(jobs: list[VerificationJob]) -> None:
     for config, members in groups.items():
         _maybe_inject_fault(members)
         started = time.monotonic()
-        results = verify_batch([p.item for p in members], config, detector)
+        known = _KnownTypes(
+            {p.item.query: (p.query_type, p.query_type_confidence) for p in members}
+        )
+        results = verify_batch([p.item for p in members], config, detector, classifier=known)
         detect_ms = int((time.monotonic() - started) * 1000)
         for plan, result in zip(members, results, strict=True):
             plan.timings["detect"] = detect_ms
             _finish(plan, result)
+
+
+class _KnownTypes:
+    """Hands the pipeline the query types already computed for policy resolution."""
+
+    def __init__(self, types: dict[str | None, tuple[str, float]]):
+        self.types = types
+
+    def classify_batch(self, queries: list[str | None]) -> list[tuple[str, float]]:
+        return [self.types[q] for q in queries]
 
 
 def _finish(plan: _Planned, result: DetectionResult) -> None:
