@@ -87,3 +87,8 @@ def test_embeddings_rescue_a_paraphrase_with_few_shared_words(encoder):
     [span] = flag(context, "The staff grew to 400 people.", "400", encoder)
     assert span.label == "contradiction"
     assert span.evidence is not None and "headcount" in span.evidence.text
+
+
+def test_affirming_what_the_context_negates_is_a_contradiction_even_when_words_match(eiffel):
+    [span] = flag(eiffel, "The tower was gold.", "gold")
+    assert span.label == "contradiction" and "negation" in span.reason

@@ -55,3 +55,14 @@ def test_classification_is_deterministic(encoder):
     clf = default_classifier()
     queries = ["What year did it open?", "Give me the gist of this email thread."]
     assert clf.classify_batch(queries) == clf.classify_batch(queries)
+
+
+def test_the_evaluation_set_is_large_balanced_and_disjoint_from_the_prototypes():
+    from pathlib import Path
+
+    eval_rows = load_examples(Path(__file__).parents[1] / "data" / "query_types.jsonl")
+    assert len(eval_rows) >= 300
+    counts = {t: sum(1 for _, label in eval_rows if label == t) for t in QUERY_TYPES}
+    assert min(counts.values()) >= 40
+    train = {text.casefold() for text, _ in load_examples()}
+    assert not train & {text.casefold() for text, _ in eval_rows}
