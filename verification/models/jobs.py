@@ -57,6 +57,7 @@ class VerificationJob(models.Model):
     reason = models.TextField(blank=True, default="")
     score = models.FloatField(null=True, blank=True)
     model_score = models.FloatField(null=True, blank=True)
+    final_score = models.FloatField(null=True, blank=True, help_text="score of final_response")
     threshold = models.FloatField(null=True, blank=True)
     detected = models.BooleanField(null=True, blank=True)
     risk_level = models.CharField(max_length=16, blank=True, default="")
