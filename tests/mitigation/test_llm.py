@@ -164,7 +164,9 @@ def test_many_calls_run_in_parallel_and_keep_their_order(llm, client, model):
 def test_many_calls_report_failures_in_their_slot(llm, client, model):
     llm.responder = lambda body: Reply(status=400) if body["model"] == "judge" else Reply("ok")
 
-    out = client.complete_many([LLMRequest(model(n), MESSAGES, "verify") for n in ("primary", "judge")])
+    out = client.complete_many(
+        [LLMRequest(model(n), MESSAGES, "verify") for n in ("primary", "judge")]
+    )
 
     assert out[0].text == "ok"  # type: ignore[union-attr]
     assert isinstance(out[1], LLMError)

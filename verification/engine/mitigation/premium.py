@@ -224,7 +224,6 @@ def cross_check(
     ref_calls = list(calls)
 
     answer, current = item.response, initial
-    best_answer, best = answer, current
     stop_reason = "max_iterations"
     for index in range(1, cfg.max_iterations + 1):
         round_calls = ref_calls if index == 1 else []
@@ -249,8 +248,6 @@ def cross_check(
         iterations.append(
             Iteration(index, answer, current.score, list(current.spans), round_calls, note)
         )
-        if score_of(current) <= score_of(best):
-            best_answer, best = answer, current
         if verdicts is None:
             stop_reason = "judge_failed"
             break
@@ -258,19 +255,21 @@ def cross_check(
             stop_reason = "resolved"
             break
 
-    if best_answer != answer:
-        warnings.append("the revised answer scored worse than an earlier one; kept the earlier")
-    converged = best.score is not None and best.score < cfg.threshold
+    # Unlike self-refine, the last answer stands even if it scores worse: the judge's rulings
+    # and the qualifications are the product, and the detector may penalise qualifier text.
+    if score_of(current) > score_of(initial):
+        warnings.append("the revised answer scores worse than the original")
+    converged = current.score is not None and current.score < cfg.threshold
     return MitigationResult(
         mode="premium",
         original_response=item.response,
-        final_response=best_answer,
-        final_score=best.score,
+        final_response=answer,
+        final_score=current.score,
         converged=converged,
         stop_reason=stop_reason,
         iterations=iterations,
         calls=calls,
         changes=changes,
         warnings=warnings,
-        final_spans=list(best.spans),
+        final_spans=list(current.spans),
     )
