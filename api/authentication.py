@@ -15,6 +15,7 @@ from rest_framework import authentication, exceptions
 
 from tenants.keys import hash_secret, parse_key, secret_matches
 from tenants.models import ApiKey, Tenant
+from verification.logcontext import tenant_id_var
 
 _DUMMY_HASH = hash_secret("not-a-real-secret")
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -47,11 +48,17 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         if parsed is None:
             raise exceptions.AuthenticationFailed("Invalid API key.")
         prefix, secret = parsed
-        key = ApiKey.objects.active().select_related("tenant", "tenant__plan").filter(prefix=prefix).first()
+        key = (
+            ApiKey.objects.active()
+            .select_related("tenant", "tenant__plan")
+            .filter(prefix=prefix)
+            .first()
+        )
         stored = key.secret_hash if key is not None else _DUMMY_HASH
         if not secret_matches(secret, stored) or key is None:
             raise exceptions.AuthenticationFailed("Invalid API key.")
         self._touch(key)
+        tenant_id_var.set(str(key.tenant_id))
         return TenantPrincipal(tenant=key.tenant, key=key), key
 
     def authenticate_header(self, request) -> str:
@@ -63,6 +70,6 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         now = timezone.now()
         if key.last_used_at and now - key.last_used_at < LAST_USED_RESOLUTION:
             return
-        ApiKey.objects.filter(pk=key.pk).exclude(last_used_at__gte=now - LAST_USED_RESOLUTION).update(
-            last_used_at=now
-        )
+        ApiKey.objects.filter(pk=key.pk).exclude(
+            last_used_at__gte=now - LAST_USED_RESOLUTION
+        ).update(last_used_at=now)

@@ -190,14 +190,30 @@ from workers.celeryconfig import *  # noqa: E402,F403 - Celery settings live in 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {
+        "context": {"()": "verification.logcontext.ContextFilter"},
+        "redact": {"()": "verification.logcontext.RedactFilter"},
+    },
     "formatters": {
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
-            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s "
+            "%(request_id)s %(tenant_id)s %(job_id)s",
+        },
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": env_str("LOG_FORMAT", "json"),
+            "filters": ["context", "redact"] if env_bool("LOG_REDACT", True) else ["context"],
         }
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = TRUTHLENS["MAX_BODY_BYTES"]
+
+# Production: /metrics requires this bearer token when set (or restrict it by network policy).
+METRICS_TOKEN = env_str("TRUTHLENS_METRICS_TOKEN", "")
+TRACING_EXPORTER = env_str("TRUTHLENS_TRACING", "")  # "", "console" or "otlp"
