@@ -22,6 +22,7 @@ from .llm import (
     RetryPolicy,
 )
 from .premium import PremiumSettings, cross_check
+from .redetect import redetector
 from .refine import RefineSettings, refine
 from .repair import RepairSettings, repair
 from .result import Change, Iteration, MitigationResult, Redetect
@@ -51,6 +52,7 @@ __all__ = [
     "cross_check",
     "headers",
     "lightweight",
+    "redetector",
     "refine",
     "repair",
     "warning_text",

@@ -26,6 +26,8 @@ DEFAULT_QUALIFIER = "(Not confirmed by the provided context) "
 
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 VALUE_RE = re.compile(rf"\b(?:{_MONTHS})\b|\$?\d[\d,]*(?:\.\d+)?%?", re.I)
+# A run of capitalized words: a cheap named-entity shape ("Paris", "Gustave Eiffel").
+NAME_RE = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
 _WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -55,29 +57,55 @@ def _left_words(text: str, pos: int, n: int = 2) -> tuple[str, ...]:
     return tuple(w.lower() for w in _WORD.findall(text[max(0, pos - 60) : pos])[-n:])
 
 
-def evidence_value(answer: str, span: Span) -> str | None:
-    """The evidence value for the single value in a contradiction span, if unambiguous."""
-    if span.evidence is None or not span.evidence.text:
-        return None
-    values = list(VALUE_RE.finditer(span.text))
-    if len(values) != 1:
-        return None
-    wrong = values[0]
-    kind = value_kind(wrong.group())
-    candidates = [m for m in VALUE_RE.finditer(span.evidence.text) if value_kind(m.group()) == kind]
-    candidates = [m for m in candidates if m.group().lower() != wrong.group().lower()]
-    if len(candidates) == 1:
-        return candidates[0].group()
-    if not candidates:
-        return None
-    # Several values of the kind: pick the one whose preceding words match the answer's slot.
-    slot = _left_words(answer, span.start + wrong.start())
+def _slot_match(answer: str, at: int, evidence: str, candidates: list[re.Match[str]]) -> str | None:
+    """The one candidate whose preceding words match those before position `at` of the answer."""
+    slot = _left_words(answer, at)
     for n in (2, 1):
         want = slot[-n:]
-        fits = [m for m in candidates if _left_words(span.evidence.text, m.start(), n) == want]
+        fits = {m.group() for m in candidates if _left_words(evidence, m.start(), n) == want}
         if want and len(fits) == 1:
-            return fits[0].group()
+            return fits.pop()
     return None
+
+
+def wrong_value(span: Span) -> re.Match[str] | None:
+    """The single value (else the single name) inside a span, which a repair would swap."""
+    values = list(VALUE_RE.finditer(span.text))
+    if len(values) == 1:
+        return values[0]
+    names = list(NAME_RE.finditer(span.text))
+    if not values and len(names) == 1:
+        return names[0]
+    return None
+
+
+def evidence_value(answer: str, span: Span) -> str | None:
+    """The evidence value for the single value or name in a contradiction span, if unambiguous.
+
+    A number/date/percentage/month may come from the only evidence value of its
+    kind; a name needs the same slot (matching preceding words), because
+    evidence sentences usually hold several names and guessing one is worse
+    than qualifying the sentence.
+    """
+    if span.evidence is None or not span.evidence.text:
+        return None
+    evidence = span.evidence.text
+    wrong = wrong_value(span)
+    if wrong is None:
+        return None
+    at = span.start + wrong.start()
+    if VALUE_RE.fullmatch(wrong.group()):
+        kind = value_kind(wrong.group())
+        candidates = [
+            m
+            for m in VALUE_RE.finditer(evidence)
+            if value_kind(m.group()) == kind and m.group().lower() != wrong.group().lower()
+        ]
+        if len({m.group() for m in candidates}) == 1:
+            return candidates[0].group()
+        return _slot_match(answer, at, evidence, candidates) if candidates else None
+    names = [m for m in NAME_RE.finditer(evidence) if m.group() not in answer]
+    return _slot_match(answer, at, evidence, names) if names else None
 
 
 def _letters(text: str) -> int:
@@ -119,11 +147,9 @@ def repair(
             plans[idx] = _decide_unsupported(segments[idx], unsupported, cfg)
             continue
         fixes = [(s, evidence_value(text, s)) for s in spans]
-        if all(value is not None for _, value in fixes):
-            plans[idx] = "replace"
-            replacements[idx] = [(s, v) for s, v in fixes if v is not None]
-        else:
-            plans[idx] = "qualify"  # a contradiction we cannot fix safely is at least flagged
+        replacements[idx] = [(s, v) for s, v in fixes if v is not None]
+        # A contradiction we cannot fix safely is at least flagged: fix what we can, qualify.
+        plans[idx] = "replace" if len(replacements[idx]) == len(fixes) else "qualify"
 
     # Never return an empty answer: keep (qualified) the last sentence that would go.
     removed = [i for i, p in plans.items() if p == "remove"]
@@ -139,30 +165,33 @@ def repair(
             changes.append(
                 Change("removed", seg.start, seg.end, seg.text, "", "unsupported", "repair")
             )
-        elif plan == "qualify":
-            new = qualify(seg.text, cfg.qualifier)
-            edits.append((seg.start, seg.end, new))
-            reason = (
-                "unsupported"
-                if any(s.label == "unsupported" for s in by_segment[idx])
-                else "contradiction without an unambiguous evidence value"
-            )
-            changes.append(Change("qualified", seg.start, seg.end, seg.text, new, reason, "repair"))
         else:
-            new_sentence = seg.text
-            for span, value in sorted(replacements[idx], key=lambda p: p[0].start, reverse=True):
-                wrong = VALUE_RE.search(span.text)
+            new = seg.text
+            for span, value in sorted(replacements.get(idx, []), key=lambda p: -p[0].start):
+                wrong = wrong_value(span)
                 assert wrong is not None  # evidence_value found exactly one
                 a = span.start - seg.start + wrong.start()
                 b = span.start - seg.start + wrong.end()
-                new_sentence = new_sentence[:a] + value + new_sentence[b:]
+                new = new[:a] + value + new[b:]
                 changes.append(
                     Change(
                         "replaced", span.start + wrong.start(), span.start + wrong.end(),
                         wrong.group(), value, "contradiction: evidence value", "repair",
                     )
                 )  # fmt: skip
-            edits.append((seg.start, seg.end, new_sentence))
+            if plan == "qualify":
+                unsupported = any(s.label == "unsupported" for s in by_segment[idx])
+                reason = (
+                    "unsupported"
+                    if unsupported
+                    else "contradiction without an unambiguous evidence value"
+                )
+                before = new
+                new = qualify(new, cfg.qualifier)
+                changes.append(
+                    Change("qualified", seg.start, seg.end, before, new, reason, "repair")
+                )
+            edits.append((seg.start, seg.end, new))
 
     final = replace_segments(text, edits) if edits else text
     final_result = detection
