@@ -180,10 +180,10 @@ def repair(
                     )
                 )  # fmt: skip
             if plan == "qualify":
-                unsupported = any(s.label == "unsupported" for s in by_segment[idx])
+                is_unsupported = any(s.label == "unsupported" for s in by_segment[idx])
                 reason = (
                     "unsupported"
-                    if unsupported
+                    if is_unsupported
                     else "contradiction without an unambiguous evidence value"
                 )
                 before = new
