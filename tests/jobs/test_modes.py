@@ -29,16 +29,22 @@ def fake_llm():
 
 
 def _llm(tenant, fake: FakeLLM) -> None:
-    conf = LLMSettings(tenant=tenant, default_model="openai/primary", api_base=fake.api_base,
-                       price_table={m: {"input": 1.0, "output": 2.0} for m in ("primary", "verifier", "judge")})
+    conf = LLMSettings(
+        tenant=tenant,
+        default_model="openai/primary",
+        api_base=fake.api_base,
+        price_table={m: {"input": 1.0, "output": 2.0} for m in ("primary", "verifier", "judge")},
+    )
     conf.api_key = "sk-test"
     conf.save()
 
 
 def _detect(tenant, response=WRONG, mode="auto"):
     job, _ = create_verification(
-        tenant, NewVerification(context=CONTEXT, query="When was the Eiffel Tower built?",
-                                response=response, mode=mode)
+        tenant,
+        NewVerification(
+            context=CONTEXT, query="When was the Eiffel Tower built?", response=response, mode=mode
+        ),
     )
     process_jobs([claim(job.pk)])
     job.refresh_from_db()
@@ -48,11 +54,17 @@ def _detect(tenant, response=WRONG, mode="auto"):
 def test_auto_mode_is_chosen_by_thompson_sampling_among_allowed_modes(tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "BANDIT_SEED": "7"}
     tenant = tenant_a[0]
-    Policy.objects.create(tenant=tenant, document={"default_mode": "auto",
-                                                    "allowed_modes": ["lightweight", "standard"]})
+    Policy.objects.create(
+        tenant=tenant,
+        document={"default_mode": "auto", "allowed_modes": ["lightweight", "standard"]},
+    )
     # a strongly better lightweight arm should win nearly always
-    ModeArm.objects.create(tenant=tenant, query_type="factual_qa", mode="lightweight", alpha=50, beta=1)
-    ModeArm.objects.create(tenant=tenant, query_type="factual_qa", mode="standard", alpha=1, beta=50)
+    ModeArm.objects.create(
+        tenant=tenant, query_type="factual_qa", mode="lightweight", alpha=50, beta=1
+    )
+    ModeArm.objects.create(
+        tenant=tenant, query_type="factual_qa", mode="standard", alpha=1, beta=50
+    )
     job = _detect(tenant, response=RIGHT)
     assert job.mode_source == "bandit" and job.mode == "lightweight"
     assert ModeArm.objects.get(tenant=tenant, mode="lightweight").pulls == 1
@@ -60,8 +72,10 @@ def test_auto_mode_is_chosen_by_thompson_sampling_among_allowed_modes(tenant_a, 
 
 def test_the_same_seed_and_job_give_the_same_choice(tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "BANDIT_SEED": "11"}
-    picks = {bandit_store.choose(tenant_a[0], "factual_qa", ["lightweight", "standard", "premium"], "k")
-             for _ in range(5)}
+    picks = {
+        bandit_store.choose(tenant_a[0], "factual_qa", ["lightweight", "standard", "premium"], "k")
+        for _ in range(5)
+    }
     assert len(picks) == 1
 
 
@@ -79,8 +93,12 @@ def test_feedback_updates_the_arm_once_per_job(tenant_a, client_a):
 
 def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a, fake_llm):
     tenant = tenant_a[0]
-    Policy.objects.create(tenant=tenant, document={
-        "premium": {"verification_models": ["openai/verifier"], "judge_model": "openai/judge"}})
+    Policy.objects.create(
+        tenant=tenant,
+        document={
+            "premium": {"verification_models": ["openai/verifier"], "judge_model": "openai/judge"}
+        },
+    )
     _llm(tenant, fake_llm)
 
     def responder(body):
@@ -95,8 +113,14 @@ def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a
         import re
 
         ids = re.findall(r'"id":\s*(\d+)', prompt) or ["0"]
-        verdicts = [{"id": int(i), "action": "replace",
-                     "replacement": "The Eiffel Tower was built from 1887 to 1889."} for i in ids]
+        verdicts = [
+            {
+                "id": int(i),
+                "action": "replace",
+                "replacement": "The Eiffel Tower was built from 1887 to 1889.",
+            }
+            for i in ids
+        ]
         return Reply(content=_json.dumps({"decisions": verdicts}))
 
     fake_llm.responder = responder
@@ -118,8 +142,9 @@ def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a
 
 def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_llm):
     tenant = tenant_a[0]
-    Policy.objects.create(tenant=tenant, document={"default_mode": "standard",
-                                                    "budgets": {"per_request_usd": 0.0}})
+    Policy.objects.create(
+        tenant=tenant, document={"default_mode": "standard", "budgets": {"per_request_usd": 0.0}}
+    )
     _llm(tenant, fake_llm)
     fake_llm.script(RIGHT)
     job = _detect(tenant, mode="standard")
