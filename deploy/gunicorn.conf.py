@@ -3,7 +3,8 @@
 Containers set `GUNICORN_BIND=0.0.0.0:8000` and `GUNICORN_METRICS_BIND=0.0.0.0:9100`.
 With a metrics bind, `/metrics` answers only on that port and the public port answers
 404 for it. A NetworkPolicy works on ports, not paths, so this split lets it restrict
-scraping to Prometheus while leaving the API open.
+scraping to Prometheus while leaving the API open. Keep `localhost` in ALLOWED_HOSTS:
+probes and scrapes present themselves as it.
 
 With `PROMETHEUS_MULTIPROC_DIR` set (the images set it), each worker process writes its
 samples there and `/metrics` sums them, so one scrape sees every gunicorn worker.
@@ -51,6 +52,10 @@ def split_metrics_port(app, metrics_port: int):
                  ("Content-Length", str(len(_NOT_FOUND)))],
             )
             return [_NOT_FOUND]
+        if on_metrics_port:
+            # Scrapers send the pod address as Host, which ALLOWED_HOSTS rejects; this
+            # port is reachable only by Prometheus, so answer as the local host.
+            environ["HTTP_HOST"] = "localhost"
         return app(environ, start_response)
 
     return guarded
