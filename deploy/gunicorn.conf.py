@@ -48,8 +48,10 @@ def split_metrics_port(app, metrics_port: int):
         if _is_metrics_path(environ.get("PATH_INFO", "")) != on_metrics_port:
             start_response(
                 "404 Not Found",
-                [("Content-Type", "application/problem+json"),
-                 ("Content-Length", str(len(_NOT_FOUND)))],
+                [
+                    ("Content-Type", "application/problem+json"),
+                    ("Content-Length", str(len(_NOT_FOUND))),
+                ],
             )
             return [_NOT_FOUND]
         if on_metrics_port:

@@ -52,7 +52,9 @@ def render() -> str:
     if kind == "helm":
         text = subprocess.run(
             ["helm", "template", RELEASE, str(CHART), "--namespace", NAMESPACE],
-            check=True, capture_output=True, text=True,
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout
         return HEADER + text
     raise RuntimeError("neither helm_python (pip install helm-python-sdk) nor helm is installed")
@@ -65,7 +67,9 @@ def main() -> int:
     rendered = render()
     if args.check:
         if OUTPUT.read_text() != rendered:
-            print(f"{OUTPUT} is out of date: run python deploy/helm/render_chart.py", file=sys.stderr)
+            print(
+                f"{OUTPUT} is out of date: run python deploy/helm/render_chart.py", file=sys.stderr
+            )
             return 1
         return 0
     OUTPUT.write_text(rendered)

