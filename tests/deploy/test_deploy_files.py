@@ -360,3 +360,24 @@ def test_no_registry_or_cdn_host_is_named_in_deploy_files():
         if p.suffix != ".pyc" and FORBIDDEN_HOSTS.search(p.read_text(errors="ignore"))
     ]
     assert not offenders
+
+
+def _dashboard_exprs():
+    dashboard = json.loads((DEPLOY / "grafana" / "truthlens.json").read_text())
+    for panel in dashboard["panels"]:
+        for target in panel.get("targets", []):
+            # Grafana variables become what Grafana would put there.
+            expr = target["expr"].replace("$__rate_interval", "5m")
+            yield panel["title"], re.sub(r"\$(decision|mode)\b", ".*", expr)
+
+
+def test_every_promql_expression_parses(alert_rules):
+    promql = pytest.importorskip(
+        "promql_parser", reason="promql-parser not installed (pip install promql-parser)"
+    )
+    exprs = [(r["alert"], r["expr"]) for r in alert_rules] + list(_dashboard_exprs())
+    for where, expr in exprs:
+        try:
+            promql.parse(expr)
+        except ValueError as exc:
+            pytest.fail(f"{where}: {exc}\n{expr}")
