@@ -54,6 +54,20 @@ def test_images_install_the_app_with_the_constraints(path):
     assert re.search(r"pip install -c \S*constraints[\w-]*\.txt \.", runs)
 
 
+def test_static_files_are_collected_from_the_installed_package():
+    # From /src, `config` would be imported from the source tree and STATIC_ROOT would land
+    # outside the venv that the runtime stage copies.
+    workdir = None
+    for op, args in instructions(DEPLOY / "docker" / "Dockerfile"):
+        if op == "WORKDIR":
+            workdir = args
+        if op == "RUN" and "collectstatic" in args:
+            assert workdir not in {"/src", None} and "manage.py" not in args
+            assert "python -m django collectstatic" in args
+            return
+    pytest.fail("the CPU image does not collect static files")
+
+
 def test_cpu_image_is_python_slim_with_gunicorn_by_default():
     steps = instructions(DEPLOY / "docker" / "Dockerfile")
     assert [a for op, a in steps if op == "FROM"][1] == "${PYTHON_IMAGE} AS runtime"
