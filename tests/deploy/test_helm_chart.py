@@ -292,3 +292,18 @@ def test_chart_renders_with_every_option_on(render_chart):
     ingress = next(d for d in docs if d["kind"] == "Ingress")
     paths = {p["path"] for r in ingress["spec"]["rules"] for p in r["http"]["paths"]}
     assert "/metrics" not in paths
+
+
+def test_disruption_budgets_never_block_a_node_drain(docs, values):
+    # minAvailable equal to the smallest replica count leaves no voluntary disruption.
+    smallest = {
+        "web": values["web"]["autoscaling"]["minReplicas"],
+        "detect": values["detect"]["keda"]["minReplicaCount"],
+        "mitigate": values["mitigate"]["keda"]["minReplicaCount"],
+    }
+    for name, pdb in by_kind(docs, "PodDisruptionBudget").items():
+        spec = pdb["spec"]
+        if "minAvailable" in spec:
+            assert spec["minAvailable"] < smallest[name], name
+        else:
+            assert spec["maxUnavailable"] >= 1, name
