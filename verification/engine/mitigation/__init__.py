@@ -7,6 +7,7 @@ detector. Importing this package imports litellm (a few seconds), which is why
 `verification.engine` does not import it eagerly.
 """
 
+from .agreement import embedding_similarity, lexical_similarity
 from .cascade import CascadeResult, CascadeSettings, SpanDecision, cascade
 from .lightweight import headers, lightweight, warning_text
 from .llm import (
@@ -50,7 +51,9 @@ __all__ = [
     "SpanDecision",
     "cascade",
     "cross_check",
+    "embedding_similarity",
     "headers",
+    "lexical_similarity",
     "lightweight",
     "redetector",
     "refine",
