@@ -9,6 +9,7 @@ detector. Importing this package imports litellm (a few seconds), which is why
 
 from .agreement import embedding_similarity, lexical_similarity
 from .cascade import CascadeResult, CascadeSettings, SpanDecision, cascade
+from .dispatch import Models, mitigate, passthrough
 from .lightweight import headers, lightweight, warning_text
 from .llm import (
     Budget,
@@ -41,6 +42,7 @@ __all__ = [
     "LLMReply",
     "LLMRequest",
     "MitigationResult",
+    "Models",
     "ModelConfig",
     "PremiumSettings",
     "Price",
@@ -55,6 +57,8 @@ __all__ = [
     "headers",
     "lexical_similarity",
     "lightweight",
+    "mitigate",
+    "passthrough",
     "redetector",
     "refine",
     "repair",
