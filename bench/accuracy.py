@@ -78,7 +78,9 @@ def detector_scorer(detector, threshold: float, batch_size: int) -> Scorer:
             chunk = items[b : b + batch_size]
             for item, pred in zip(chunk, detector.predict(chunk), strict=True):
                 every = merge_spans(item.response, pred.tokens, 0.0, min_span_confidence=0.0)
-                spans = merge_spans(item.response, pred.tokens, threshold, min_span_confidence=threshold)
+                spans = merge_spans(
+                    item.response, pred.tokens, threshold, min_span_confidence=threshold
+                )
                 value = response_score(pred.tokens, every, "span_max")
                 out.append((value, [(s.start, s.end) for s in spans]))
         return out
@@ -125,7 +127,9 @@ def print_report(file: str, reports: Sequence[dict]) -> None:
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     default_data = os.environ.get("TRUTHLENS_DATA_DIR", str(REPO_ROOT.parent / "shared" / "data"))
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--detector", default="embedded", help="embedded | lexical | <model folder>")
     p.add_argument("--file", action="append", help="eval file, relative to --data-dir or absolute")
     p.add_argument("--data-dir", type=Path, default=Path(default_data))

@@ -79,7 +79,9 @@ class ExampleMetrics:
     fn: int
 
 
-def example_metrics(labels: Sequence[int], scores: Sequence[float], threshold: float) -> ExampleMetrics:
+def example_metrics(
+    labels: Sequence[int], scores: Sequence[float], threshold: float
+) -> ExampleMetrics:
     """Example-level metrics; `score > threshold` means "hallucinated"."""
     from sklearn.metrics import roc_auc_score
 

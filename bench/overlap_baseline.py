@@ -41,7 +41,8 @@ def unsupported_spans(item: DetectionInput) -> tuple[float, list[tuple[int, int]
         unsupported += 1
         # Join with the previous run when only stop words/spaces lie between.
         if spans and not any(
-            w.lower() not in STOP_WORDS for w in _WORD.findall(item.response[spans[-1][1] : m.start()])
+            w.lower() not in STOP_WORDS
+            for w in _WORD.findall(item.response[spans[-1][1] : m.start()])
         ):
             spans[-1] = (spans[-1][0], m.end())
         else:

@@ -183,6 +183,11 @@ TRUTHLENS = {
     # Fernet key(s) for secrets at rest; first encrypts, all decrypt (rotation)
     "ENCRYPTION_KEYS": env_list("TRUTHLENS_ENCRYPTION_KEYS", []),
     "PUBLIC_BASE_URL": env_str("TRUTHLENS_PUBLIC_BASE_URL", "http://127.0.0.1:8000"),
+    # Thompson sampling seed; empty = OS entropy (production). Tests set one.
+    "BANDIT_SEED": env_str("TRUTHLENS_BANDIT_SEED", "") or None,
+    # USD per 1M tokens for models litellm has no price for: "model=in:out,model2=in:out"
+    "LLM_PRICES": env_list("TRUTHLENS_LLM_PRICES", []),
+    "GATEWAY_WAIT_SECONDS": env_float("TRUTHLENS_GATEWAY_WAIT_SECONDS", 30, minimum=0),
 }
 
 from workers.celeryconfig import *  # noqa: E402,F403 - Celery settings live in their own module

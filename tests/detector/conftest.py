@@ -10,7 +10,11 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-DATA_DIR = Path(os.environ.get("TRUTHLENS_DATA_DIR", Path(__file__).resolve().parents[2].parent / "shared" / "data"))
+DATA_DIR = Path(
+    os.environ.get(
+        "TRUTHLENS_DATA_DIR", Path(__file__).resolve().parents[2].parent / "shared" / "data"
+    )
+)
 
 
 @pytest.fixture(scope="session")

@@ -88,7 +88,9 @@ def test_batched_results_equal_single_results(tiny_detector):
     for item, pred in zip(items, batched, strict=True):
         [single] = tiny_detector.predict([item])
         assert [(t.start, t.end) for t in pred.tokens] == [(t.start, t.end) for t in single.tokens]
-        assert [t.prob for t in pred.tokens] == pytest.approx([t.prob for t in single.tokens], abs=1e-5)
+        assert [t.prob for t in pred.tokens] == pytest.approx(
+            [t.prob for t in single.tokens], abs=1e-5
+        )
         assert pred.coverage == single.coverage
         assert pred.detector_tokens == single.detector_tokens
 

@@ -27,7 +27,10 @@ def test_prompt_follows_lettucedetect_qa_and_summary_formats():
     assert "Briefly answer the following question:\nwhy?" in qa
     assert "following 2 passages:\npassage 1: alpha\npassage 2: beta\n" in qa
     assert qa.endswith("output:\n")
-    assert format_prompt(["alpha"], None) == "\nSummarize the following text:\npassage 1: alpha\noutput:\n"
+    assert (
+        format_prompt(["alpha"], None)
+        == "\nSummarize the following text:\npassage 1: alpha\noutput:\n"
+    )
 
 
 def test_sentence_bounds_cover_each_sentence_without_separators():

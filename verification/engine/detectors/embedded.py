@@ -48,7 +48,10 @@ def load_tokenizer() -> Any:
 
 def save_weights(model: MiniLMTokenClassifier, path: Path) -> Path:
     """Write the trainable part of `model` as float16 safetensors."""
-    state = {k: v.detach().to("cpu", torch.float16).contiguous() for k, v in model.trainable_state_dict().items()}
+    state = {
+        k: v.detach().to("cpu", torch.float16).contiguous()
+        for k, v in model.trainable_state_dict().items()
+    }
     save_file(state, str(path), metadata={"format": "pt", "name": NAME})
     return path
 
@@ -69,7 +72,9 @@ def load_model(model_dir: Path, tokenizer: Any) -> tuple[MiniLMTokenClassifier, 
                 f"{required} is missing; train it with `python -m verification.engine.train`"
             )
     manifest = json.loads(manifest_path.read_text())
-    base = BertModel.from_pretrained(str(base_model_path()), add_pooling_layer=False, local_files_only=True)
+    base = BertModel.from_pretrained(
+        str(base_model_path()), add_pooling_layer=False, local_files_only=True
+    )
     numeric, subword = vocab_flags(tokenizer.get_vocab(), base.config.vocab_size)
     model = MiniLMTokenClassifier(
         base.config, numeric, subword, list(tokenizer.all_special_ids), manifest["frozen_layers"]

@@ -88,7 +88,8 @@ class MiniLMTokenClassifier(nn.Module):
     # -- parameters -----------------------------------------------------------------
     def trainable_prefixes(self) -> tuple[str, ...]:
         top = tuple(
-            f"bert.encoder.layer.{i}." for i in range(self.frozen_layers, len(self.bert.encoder.layer))
+            f"bert.encoder.layer.{i}."
+            for i in range(self.frozen_layers, len(self.bert.encoder.layer))
         )
         return (*top, "lexical_proj.", "classifier.")
 

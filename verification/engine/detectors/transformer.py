@@ -132,13 +132,17 @@ class WindowedScorer:
         answer_tokens = min(len(answer_offsets), answer_room)
         budget = self.max_length - self.special_tokens - template - answer_tokens - _SAFETY_MARGIN
         passage_offsets = [self._offsets(p) for p in passages]
-        windows = plan_windows(passages, passage_offsets, budget, self.piece_overhead, self.token_overlap)
+        windows = plan_windows(
+            passages, passage_offsets, budget, self.piece_overhead, self.token_overlap
+        )
         if len(windows) > self.max_windows:
             windows = windows[: self.max_windows]
             cov.context_truncated = True
         cov.windows = len(windows)
         cov.context_tokens_given = sum(len(o) for o in passage_offsets)
-        cov.context_tokens_checked, cov.context_chars_checked = covered_tokens(windows, passage_offsets)
+        cov.context_tokens_checked, cov.context_chars_checked = covered_tokens(
+            windows, passage_offsets
+        )
         prompts = [format_prompt(w.texts(passages), question) for w in windows]
         return _Plan(answer, prompts, cov)
 

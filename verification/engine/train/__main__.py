@@ -40,7 +40,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m verification.engine.train", description=__doc__)
     p.add_argument("--out", type=Path, default=embedded.DEFAULT_MODEL_DIR)
     p.add_argument("--data-dir", type=Path, default=Path(default_data))
-    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--limit", type=int, default=None, help="use at most N training examples")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:0 ...")
@@ -49,7 +49,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--lr", type=float, default=8e-5, help="learning rate of the top layers")
     p.add_argument("--head-lr", type=float, default=1e-3)
-    p.add_argument("--frozen-layers", type=int, default=4)
+    p.add_argument("--frozen-layers", type=int, default=5)
     p.add_argument("--dev-percent", type=int, default=10)
     return p.parse_args(argv)
 
@@ -78,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     model = build_model(embedded.base_model_path(), tokenizer, args.frozen_layers).to(device)
     train_enc, dropped_train = encode_examples(train_ex, tokenizer, args.max_length)
     dev_enc, dropped_dev = encode_examples(dev_ex, tokenizer, args.max_length)
-    print(f"encoded train={len(train_enc)} dev={len(dev_enc)} dropped={dropped_train + dropped_dev}")
+    print(
+        f"encoded train={len(train_enc)} dev={len(dev_enc)} dropped={dropped_train + dropped_dev}"
+    )
 
     train_cache = cache_bottom(model, train_enc, args.batch_size * 2, device)
     dev_cache = cache_bottom(model, dev_enc, args.batch_size * 2, device)
@@ -100,7 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     manifest = {
         "format": 1,
         "name": embedded.NAME,
-        "base": {"package": embedded.BASE_PACKAGE, "version": metadata.version(embedded.BASE_PACKAGE)},
+        "base": {
+            "package": embedded.BASE_PACKAGE,
+            "version": metadata.version(embedded.BASE_PACKAGE),
+        },
         "architecture": "MiniLMTokenClassifier",
         "frozen_layers": args.frozen_layers,
         "weights": {
@@ -134,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     (args.out / embedded.MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n")
     write_reference_predictions(args.out)
-    print(f"saved to {args.out} ({weights.stat().st_size / 1e6:.1f} MB, {time.time() - started:.0f}s)")
+    print(
+        f"saved to {args.out} ({weights.stat().st_size / 1e6:.1f} MB, {time.time() - started:.0f}s)"
+    )
     return 0
 
 

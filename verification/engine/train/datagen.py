@@ -120,7 +120,11 @@ def _paraphrase(text: str, rng: random.Random) -> str:
     roll = rng.random()
     if roll < 0.3:
         prefix = rng.choice(_PREFIXES)
-        return prefix + text[:1].lower() + text[1:] if text[:1].isupper() and text[1:2].islower() else prefix + text
+        return (
+            prefix + text[:1].lower() + text[1:]
+            if text[:1].isupper() and text[1:2].islower()
+            else prefix + text
+        )
     if roll < 0.45 and ", " in text:
         head = text.split(", ")[0]
         if len(head.split()) >= 5:
@@ -136,7 +140,8 @@ class Generator:
         self.seed = seed
         self.sentences = {s.source_id: _sentences(s.context) for s in sources}
         self.entities = {
-            s.source_id: sorted({m.group() for m in _CAPITALISED.finditer(s.context)}) for s in sources
+            s.source_id: sorted({m.group() for m in _CAPITALISED.finditer(s.context)})
+            for s in sources
         }
 
     def _rng(self, source_id: str) -> random.Random:
@@ -160,7 +165,11 @@ class Generator:
     def _hallucinate(self, rng: random.Random, source: Source, answer: str) -> Example | None:
         other = self._other(rng, source)
         own = [e for e in self.entities[source.source_id] if e not in answer]
-        pool = own + self.entities[other.source_id] if rng.random() < 0.5 else self.entities[other.source_id]
+        pool = (
+            own + self.entities[other.source_id]
+            if rng.random() < 0.5
+            else self.entities[other.source_id]
+        )
         spans: list[tuple[int, int, str]] = []
         text = answer
         for _ in range(rng.choice([1, 1, 1, 2])):

@@ -127,10 +127,15 @@ def train(
     torch.manual_seed(seed)
     rng = random.Random(seed)
     model.freeze_bottom()
-    top_params = [p for n, p in model.named_parameters() if p.requires_grad and n.startswith("bert.")]
-    head_params = [p for n, p in model.named_parameters() if p.requires_grad and not n.startswith("bert.")]
+    top_params = [
+        p for n, p in model.named_parameters() if p.requires_grad and n.startswith("bert.")
+    ]
+    head_params = [
+        p for n, p in model.named_parameters() if p.requires_grad and not n.startswith("bert.")
+    ]
     optim = torch.optim.AdamW(
-        [{"params": top_params, "lr": lr}, {"params": head_params, "lr": head_lr}], weight_decay=0.01
+        [{"params": top_params, "lr": lr}, {"params": head_params, "lr": head_lr}],
+        weight_decay=0.01,
     )
     steps = epochs * math.ceil(len(train_data) / batch_size)
     warmup = max(1, steps // 16)
@@ -155,7 +160,9 @@ def train(
             sched.step()
             total, count = total + loss.item(), count + 1
             if step % 50 == 0:
-                log(f"epoch {epoch} step {step} loss {total / count:.4f} ({time.time() - start:.0f}s)")
+                log(
+                    f"epoch {epoch} step {step} loss {total / count:.4f} ({time.time() - start:.0f}s)"
+                )
         metrics = {"epoch": float(epoch), "train_loss": total / max(1, count)}
         metrics |= evaluate(model, dev_data, batch_size) if dev_data else {}
         log(" ".join(f"{k}={v:.4f}" for k, v in metrics.items()) + f" ({time.time() - start:.0f}s)")

@@ -42,17 +42,49 @@ _SCALES = ["hundred", "thousand", "million", "billion"]
 _UNITS = [("km", "miles"), ("kilometres", "miles"), ("meters", "feet"), ("kg", "pounds"),
           ("percent", "times"), ("years", "decades"), ("days", "weeks"), ("hours", "minutes")]  # fmt: skip
 _ANTONYMS = [
-    ("first", "last"), ("largest", "smallest"), ("biggest", "smallest"), ("before", "after"),
-    ("increase", "decrease"), ("increased", "decreased"), ("north", "south"), ("east", "west"),
-    ("older", "younger"), ("oldest", "youngest"), ("more", "less"), ("higher", "lower"),
-    ("highest", "lowest"), ("won", "lost"), ("male", "female"), ("early", "late"),
-    ("earlier", "later"), ("best", "worst"), ("positive", "negative"), ("popular", "unpopular"),
-    ("successful", "unsuccessful"), ("large", "small"), ("long", "short"), ("major", "minor"),
-    ("public", "private"), ("ancient", "modern"), ("northern", "southern"),
-    ("eastern", "western"), ("inside", "outside"), ("above", "below"), ("always", "never"),
-    ("many", "few"), ("cheap", "expensive"), ("hot", "cold"), ("fast", "slow"),
-    ("strong", "weak"), ("rich", "poor"), ("legal", "illegal"), ("husband", "wife"),
-    ("father", "mother"), ("son", "daughter"), ("brother", "sister"), ("comedy", "drama"),
+    ("first", "last"),
+    ("largest", "smallest"),
+    ("biggest", "smallest"),
+    ("before", "after"),
+    ("increase", "decrease"),
+    ("increased", "decreased"),
+    ("north", "south"),
+    ("east", "west"),
+    ("older", "younger"),
+    ("oldest", "youngest"),
+    ("more", "less"),
+    ("higher", "lower"),
+    ("highest", "lowest"),
+    ("won", "lost"),
+    ("male", "female"),
+    ("early", "late"),
+    ("earlier", "later"),
+    ("best", "worst"),
+    ("positive", "negative"),
+    ("popular", "unpopular"),
+    ("successful", "unsuccessful"),
+    ("large", "small"),
+    ("long", "short"),
+    ("major", "minor"),
+    ("public", "private"),
+    ("ancient", "modern"),
+    ("northern", "southern"),
+    ("eastern", "western"),
+    ("inside", "outside"),
+    ("above", "below"),
+    ("always", "never"),
+    ("many", "few"),
+    ("cheap", "expensive"),
+    ("hot", "cold"),
+    ("fast", "slow"),
+    ("strong", "weak"),
+    ("rich", "poor"),
+    ("legal", "illegal"),
+    ("husband", "wife"),
+    ("father", "mother"),
+    ("son", "daughter"),
+    ("brother", "sister"),
+    ("comedy", "drama"),
 ]
 _ANTONYM = {a: b for a, b in _ANTONYMS} | {b: a for a, b in _ANTONYMS}
 _ANTONYM_RE = re.compile(r"\b(" + "|".join(sorted(_ANTONYM, key=len, reverse=True)) + r")\b", re.I)
@@ -106,7 +138,9 @@ def number_change(text: str, rng: random.Random, **_: object) -> Edit | None:
 def date_unit_change(text: str, rng: random.Random, **_: object) -> Edit | None:
     options: list[tuple[re.Match[str], list[str]]] = []
     options += [(m, [x for x in _MONTHS if x != m.group()]) for m in _MONTH_RE.finditer(text)]
-    options += [(m, [x for x in _SCALES if x != m.group().lower()]) for m in _SCALE_RE.finditer(text)]
+    options += [
+        (m, [x for x in _SCALES if x != m.group().lower()]) for m in _SCALE_RE.finditer(text)
+    ]
     options += [(m, [_UNIT[m.group()]]) for m in _UNIT_RE.finditer(text)]
     if not options:
         return None
@@ -131,7 +165,9 @@ def antonym_swap(text: str, rng: random.Random, **_: object) -> Edit | None:
     if not found:
         return None
     m = rng.choice(found)
-    return _replace(text, m.start(), m.end(), _match_case(_ANTONYM[m.group().lower()], m.group()), "antonym")
+    return _replace(
+        text, m.start(), m.end(), _match_case(_ANTONYM[m.group().lower()], m.group()), "antonym"
+    )
 
 
 def entity_swap(
@@ -142,7 +178,8 @@ def entity_swap(
     found = [
         m
         for m in _CAPITALISED.finditer(text)
-        if " " in m.group() or (m.start() > 0 and text[max(0, m.start() - 2) : m.start()].strip() not in ".!?")
+        if " " in m.group()
+        or (m.start() > 0 and text[max(0, m.start() - 2) : m.start()].strip() not in ".!?")
     ]
     candidates = [e for e in entity_pool if e not in text]
     if not found or not candidates:
@@ -202,7 +239,9 @@ def perturb(
     return None
 
 
-def shift_spans(spans: list[tuple[int, int, str]], edit: Edit, old_len: int) -> list[tuple[int, int, str]]:
+def shift_spans(
+    spans: list[tuple[int, int, str]], edit: Edit, old_len: int
+) -> list[tuple[int, int, str]]:
     """Re-anchor earlier spans after `edit` changed the text; drop spans it overwrote."""
     delta = len(edit.text) - old_len
     kept = []

@@ -24,8 +24,12 @@ _EIFFEL = (
     "1887 to 1889 as the entrance arch to the 1889 World's Fair. It is 330 metres tall."
 )
 REFERENCE_INPUTS = [
-    DetectionInput.build([_EIFFEL], "The Eiffel Tower was built from 1887 to 1889.", "When was it built?"),
-    DetectionInput.build([_EIFFEL], "The Eiffel Tower was built in 1950 in Berlin.", "When was it built?"),
+    DetectionInput.build(
+        [_EIFFEL], "The Eiffel Tower was built from 1887 to 1889.", "When was it built?"
+    ),
+    DetectionInput.build(
+        [_EIFFEL], "The Eiffel Tower was built in 1950 in Berlin.", "When was it built?"
+    ),
     DetectionInput.build(
         ["Marie Curie won the Nobel Prize in Physics in 1903.", "She was born in Warsaw."],
         "Marie Curie was born in Warsaw and won the Nobel Prize in Chemistry in 1903.",
@@ -36,7 +40,9 @@ REFERENCE_INPUTS = [
         "Revenue rose 12 percent to $4.2 billion. The CEO resigned after the report.",
         None,
     ),
-    DetectionInput.build([], "Water boils at 100 degrees Celsius at sea level.", "At what temperature?"),
+    DetectionInput.build(
+        [], "Water boils at 100 degrees Celsius at sea level.", "At what temperature?"
+    ),
 ]
 
 
@@ -62,4 +68,6 @@ def write_reference_predictions(model_dir: Path) -> Path:
 
 
 if __name__ == "__main__":
-    print(write_reference_predictions(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_MODEL_DIR))
+    print(
+        write_reference_predictions(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_MODEL_DIR)
+    )
