@@ -316,6 +316,8 @@ class LLMClient:
             # tenacity owns retries; the OpenAI SDK's own would multiply them silently.
             "max_retries": 0,
             "num_retries": 0,
+            # Tenants pick any provider; one that rejects e.g. `temperature` should not fail.
+            "drop_params": True,
         }
         if config.api_base:
             kwargs["api_base"] = config.api_base
