@@ -22,7 +22,7 @@ EVENT_TYPES = [("verification.completed", "verification.completed"), ("verificat
 
 
 class EndpointForm(forms.Form):
-    url = forms.URLField(max_length=2000, label="Endpoint URL",
+    url = forms.URLField(max_length=2000, label="Endpoint URL", assume_scheme="https",
                          widget=forms.URLInput(attrs={"placeholder": "https://example.com/hooks/truthlens"}))
     events = forms.MultipleChoiceField(required=False, choices=EVENT_TYPES, widget=forms.CheckboxSelectMultiple,
                                        help_text="None ticked = all events.")
