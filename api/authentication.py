@@ -47,7 +47,12 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         if parsed is None:
             raise exceptions.AuthenticationFailed("Invalid API key.")
         prefix, secret = parsed
-        key = ApiKey.objects.active().select_related("tenant", "tenant__plan").filter(prefix=prefix).first()
+        key = (
+            ApiKey.objects.active()
+            .select_related("tenant", "tenant__plan")
+            .filter(prefix=prefix)
+            .first()
+        )
         stored = key.secret_hash if key is not None else _DUMMY_HASH
         if not secret_matches(secret, stored) or key is None:
             raise exceptions.AuthenticationFailed("Invalid API key.")
@@ -63,6 +68,6 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         now = timezone.now()
         if key.last_used_at and now - key.last_used_at < LAST_USED_RESOLUTION:
             return
-        ApiKey.objects.filter(pk=key.pk).exclude(last_used_at__gte=now - LAST_USED_RESOLUTION).update(
-            last_used_at=now
-        )
+        ApiKey.objects.filter(pk=key.pk).exclude(
+            last_used_at__gte=now - LAST_USED_RESOLUTION
+        ).update(last_used_at=now)

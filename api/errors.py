@@ -62,9 +62,13 @@ def problem(
     return body
 
 
-def problem_response(status_code: int, detail: str, headers: dict[str, str] | None = None, **kw) -> JsonResponse:
+def problem_response(
+    status_code: int, detail: str, headers: dict[str, str] | None = None, **kw
+) -> JsonResponse:
     """A plain Django response (for middleware and URL-level handlers)."""
-    response = JsonResponse(problem(status_code, detail, **kw), status=status_code, content_type=CONTENT_TYPE)
+    response = JsonResponse(
+        problem(status_code, detail, **kw), status=status_code, content_type=CONTENT_TYPE
+    )
     for name, value in (headers or {}).items():
         response[name] = value
     return response
@@ -106,11 +110,18 @@ def problem_exception_handler(exc, context):
         )
     if isinstance(exc, exceptions.ValidationError):
         errors = flatten_errors(exc.detail)
-        body = problem(400, "The request has invalid fields.", slug="validation-error",
-                       title="Validation failed", errors=errors, instance=instance)
+        body = problem(
+            400,
+            "The request has invalid fields.",
+            slug="validation-error",
+            title="Validation failed",
+            errors=errors,
+            instance=instance,
+        )
     elif isinstance(exc, exceptions.ParseError):
-        body = problem(400, str(exc.detail), slug="malformed-json", title="Malformed JSON",
-                       instance=instance)
+        body = problem(
+            400, str(exc.detail), slug="malformed-json", title="Malformed JSON", instance=instance
+        )
     elif isinstance(exc, exceptions.Throttled):
         wait = int(exc.wait or 1)
         response["Retry-After"] = str(max(1, wait))

@@ -50,7 +50,9 @@ class ContextField(serializers.Field):
 
 
 class MessageSerializer(serializers.Serializer):
-    role = serializers.ChoiceField(choices=["system", "user", "assistant", "tool", "function", "developer"])
+    role = serializers.ChoiceField(
+        choices=["system", "user", "assistant", "tool", "function", "developer"]
+    )
     content = serializers.JSONField(allow_null=True, required=False)
     name = serializers.CharField(required=False, allow_blank=True)
     tool_call_id = serializers.CharField(required=False, allow_blank=True)
@@ -58,7 +60,9 @@ class MessageSerializer(serializers.Serializer):
 
 class VerificationRequestSerializer(serializers.Serializer):
     context = ContextField(required=False)
-    passage_ids = serializers.ListField(child=serializers.CharField(max_length=64), required=False, allow_null=True)
+    passage_ids = serializers.ListField(
+        child=serializers.CharField(max_length=64), required=False, allow_null=True
+    )
     query = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
     response = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     messages = MessageSerializer(many=True, required=False, allow_null=True)
@@ -66,7 +70,9 @@ class VerificationRequestSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(choices=[*ALL_MODES, "auto"], default="auto")
     decision = serializers.CharField(required=False, allow_blank=True, allow_null=True, default="")
     threshold = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1)
-    callback_url = serializers.URLField(required=False, allow_blank=True, allow_null=True, default="", max_length=2000)
+    callback_url = serializers.URLField(
+        required=False, allow_blank=True, allow_null=True, default="", max_length=2000
+    )
     metadata = serializers.DictField(required=False, default=dict)
     wait = serializers.FloatField(required=False, default=0, min_value=0, max_value=30)
 

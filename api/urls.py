@@ -21,10 +21,16 @@ urlpatterns = [
         WebhookEndpointRotate.as_view(),
         name="webhook-endpoint-rotate",
     ),
-    path("schema", SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]), name="schema"),
+    path(
+        "schema",
+        SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
+        name="schema",
+    ),
     path(
         "docs",
-        SpectacularSwaggerView.as_view(url_name="schema", authentication_classes=[], permission_classes=[]),
+        SpectacularSwaggerView.as_view(
+            url_name="schema", authentication_classes=[], permission_classes=[]
+        ),
         name="docs",
     ),
 ]

@@ -19,7 +19,9 @@ def handler404(request, exception=None):
 
 
 def handler500(request):
-    return problem_response(500, "An unexpected error occurred; it has been logged.", instance=request.path)
+    return problem_response(
+        500, "An unexpected error occurred; it has been logged.", instance=request.path
+    )
 
 
 def handler400(request, exception=None):

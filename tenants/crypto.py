@@ -27,7 +27,9 @@ def _fernet() -> MultiFernet:
     try:
         return MultiFernet([Fernet(k.encode()) for k in keys])
     except ValueError as exc:
-        raise ImproperlyConfigured(f"TRUTHLENS_ENCRYPTION_KEYS holds an invalid key: {exc}") from exc
+        raise ImproperlyConfigured(
+            f"TRUTHLENS_ENCRYPTION_KEYS holds an invalid key: {exc}"
+        ) from exc
 
 
 def encrypt(plaintext: str) -> str:
@@ -38,7 +40,9 @@ def decrypt(token: str) -> str:
     try:
         return _fernet().decrypt(token.encode()).decode()
     except InvalidToken as exc:
-        raise ImproperlyConfigured("a stored secret cannot be decrypted with the configured keys") from exc
+        raise ImproperlyConfigured(
+            "a stored secret cannot be decrypted with the configured keys"
+        ) from exc
 
 
 def reset_cache() -> None:

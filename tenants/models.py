@@ -16,8 +16,12 @@ class Plan(models.Model):
     """Prices and limits a tenant buys (DESIGN §7)."""
 
     name = models.SlugField(unique=True)
-    rate_limit = models.CharField(max_length=32, default="600/min", help_text="<n>/<sec|min|hour|day>")
-    monthly_quota = models.PositiveIntegerField(default=0, help_text="verifications/month; 0 = unlimited")
+    rate_limit = models.CharField(
+        max_length=32, default="600/min", help_text="<n>/<sec|min|hour|day>"
+    )
+    monthly_quota = models.PositiveIntegerField(
+        default=0, help_text="verifications/month; 0 = unlimited"
+    )
     price_per_verification = models.JSONField(
         default=dict, help_text='USD by mode, e.g. {"lightweight": 0.001, "standard": 0.004}'
     )
@@ -42,7 +46,9 @@ class Tenant(models.Model):
 
     @property
     def webhook_secret(self) -> str:
-        return crypto.decrypt(self.webhook_secret_encrypted) if self.webhook_secret_encrypted else ""
+        return (
+            crypto.decrypt(self.webhook_secret_encrypted) if self.webhook_secret_encrypted else ""
+        )
 
     def rotate_webhook_secret(self) -> str:
         secret = "whsec_" + secrets.token_urlsafe(32)
@@ -79,7 +85,9 @@ class ApiKey(models.Model):
         return f"tl_{self.prefix}_… ({self.tenant.slug})"
 
     @classmethod
-    def issue(cls, tenant: Tenant, name: str = "default", scope: str = SCOPE_WRITE) -> tuple[ApiKey, str]:
+    def issue(
+        cls, tenant: Tenant, name: str = "default", scope: str = SCOPE_WRITE
+    ) -> tuple[ApiKey, str]:
         """Create a key and return it with the full token, which is never shown again."""
         new: NewKey = generate_key()
         key = cls.objects.create(
@@ -101,12 +109,17 @@ class Membership(models.Model):
     OWNER, ADMIN, VIEWER = "owner", "admin", "viewer"
     ROLES = [(OWNER, "owner"), (ADMIN, "admin"), (VIEWER, "viewer")]
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=8, choices=ROLES, default=VIEWER)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "tenant"], name="uniq_membership")]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.tenant} ({self.role})"
 
     @property
     def can_edit(self) -> bool:
@@ -124,6 +137,9 @@ class Policy(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
 
+    def __str__(self) -> str:
+        return f"policy of {self.tenant} v{self.version}"
+
 
 class WebhookEndpoint(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="webhook_endpoints")
@@ -132,6 +148,9 @@ class WebhookEndpoint(models.Model):
     events = models.JSONField(default=list, help_text="event types; empty = all")
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return self.url
 
     @property
     def secret(self) -> str:

@@ -7,9 +7,7 @@ from prometheus_client import Counter, Histogram
 DETECTIONS = Counter(
     "truthlens_detections_total", "Finished verifications", ["decision", "mode", "detected"]
 )
-SCORE = Histogram(
-    "truthlens_score", "Hallucination scores", buckets=[i / 10 for i in range(1, 11)]
-)
+SCORE = Histogram("truthlens_score", "Hallucination scores", buckets=[i / 10 for i in range(1, 11)])
 LATENCY = Histogram(
     "truthlens_latency_seconds",
     "Latency per mode and operation",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .engine import DetectionResult
+from .engine.types import DetectionResult
 
 
 def lightweight_warning(result: DetectionResult, template: str) -> str:

@@ -15,9 +15,9 @@ from django.conf import settings
 
 from .actions.complete import Outcome, complete_job, fail_job
 from .engine import DetectionConfig, DetectionInput, DetectionResult, verify_batch
+from .engine.detectors.registry import load_detector
 from .engine.policy import PolicyDocument, Resolved, resolve
 from .engine.query_types import classify_query
-from .engine.detectors.registry import load_detector
 from .mitigation import lightweight_warning
 from .models import VerificationJob
 from .modes import choose_mode
@@ -97,11 +97,24 @@ def process_jobs(jobs: list[VerificationJob]) -> None:
     for config, members in groups.items():
         _maybe_inject_fault(members)
         started = time.monotonic()
-        results = verify_batch([p.item for p in members], config, detector)
+        known = _KnownTypes(
+            {p.item.query: (p.query_type, p.query_type_confidence) for p in members}
+        )
+        results = verify_batch([p.item for p in members], config, detector, classifier=known)
         detect_ms = int((time.monotonic() - started) * 1000)
         for plan, result in zip(members, results, strict=True):
             plan.timings["detect"] = detect_ms
             _finish(plan, result)
+
+
+class _KnownTypes:
+    """Hands the pipeline the query types already computed for policy resolution."""
+
+    def __init__(self, types: dict[str | None, tuple[str, float]]):
+        self.types = types
+
+    def classify_batch(self, queries: list[str | None]) -> list[tuple[str, float]]:
+        return [self.types[q] for q in queries]
 
 
 def _finish(plan: _Planned, result: DetectionResult) -> None:

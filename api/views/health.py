@@ -26,8 +26,9 @@ def readyz(request):
     except Exception as exc:  # noqa: BLE001
         checks["redis"] = f"error: {type(exc).__name__}"
     ready = all(v == "ok" for v in checks.values())
-    response = JsonResponse({"status": "ok" if ready else "unavailable", "checks": checks},
-                            status=200 if ready else 503)
+    response = JsonResponse(
+        {"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503
+    )
     if not ready:
         response["Retry-After"] = "5"
     return response

@@ -29,7 +29,9 @@ class UsageView(TenantScopedView):
     def base_queryset(self):
         return UsageRecord.objects.all()
 
-    @extend_schema(parameters=[OpenApiParameter("month", str, description="YYYY-MM (default: current)")])
+    @extend_schema(
+        parameters=[OpenApiParameter("month", str, description="YYYY-MM (default: current)")]
+    )
     def get(self, request):
         start, end, label = month_bounds(request.query_params.get("month"))
         rows = self.get_queryset().filter(created_at__gte=start, created_at__lt=end)
@@ -41,19 +43,25 @@ class UsageView(TenantScopedView):
                 "price_usd": float(r["price"] or 0),
             }
             for r in rows.values("mode").annotate(
-                n=Count("id"), tokens=Sum("detector_tokens"),
-                cost=Sum("provider_cost_usd"), price=Sum("price_usd"),
+                n=Count("id"),
+                tokens=Sum("detector_tokens"),
+                cost=Sum("provider_cost_usd"),
+                price=Sum("price_usd"),
             )
         }
         totals = rows.aggregate(
-            n=Count("id"), tokens=Sum("detector_tokens"), price=Sum("price_usd"),
+            n=Count("id"),
+            tokens=Sum("detector_tokens"),
+            price=Sum("price_usd"),
             cost=Sum("provider_cost_usd"),
         )
-        return Response({
-            "month": label,
-            "verifications": totals["n"],
-            "detector_tokens": totals["tokens"] or 0,
-            "provider_cost_usd": float(totals["cost"] or 0),
-            "price_usd": float(totals["price"] or 0),
-            "by_mode": by_mode,
-        })
+        return Response(
+            {
+                "month": label,
+                "verifications": totals["n"],
+                "detector_tokens": totals["tokens"] or 0,
+                "provider_cost_usd": float(totals["cost"] or 0),
+                "price_usd": float(totals["price"] or 0),
+                "by_mode": by_mode,
+            }
+        )

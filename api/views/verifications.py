@@ -19,7 +19,9 @@ from .base import TenantScopedView
 
 
 class VerificationFilter(django_filters.FilterSet):
-    status = django_filters.ChoiceFilter(choices=[(s, s) for s in ("queued", "running", "completed", "failed")])
+    status = django_filters.ChoiceFilter(
+        choices=[(s, s) for s in ("queued", "running", "completed", "failed")]
+    )
     mode = django_filters.CharFilter()
     query_type = django_filters.CharFilter()
     decision = django_filters.CharFilter()
@@ -56,9 +58,14 @@ class VerificationListCreate(TenantScopedView):
 
     @extend_schema(
         request=VerificationRequestSerializer,
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)],
-        responses={200: VerificationSerializer, 202: VerificationSerializer,
-                   400: OpenApiResponse(description="problem+json with field errors")},
+        parameters=[
+            OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)
+        ],
+        responses={
+            200: VerificationSerializer,
+            202: VerificationSerializer,
+            400: OpenApiResponse(description="problem+json with field errors"),
+        },
     )
     def post(self, request):
         data = VerificationRequestSerializer(data=request.data)
@@ -138,7 +145,9 @@ class VerificationFeedback(VerificationDetail):
         data = FeedbackRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         feedback = Feedback.objects.create(
-            job=job, tenant=self.tenant, outcome=data.validated_data["outcome"],
+            job=job,
+            tenant=self.tenant,
+            outcome=data.validated_data["outcome"],
             comment=data.validated_data["comment"],
         )
         return Response(

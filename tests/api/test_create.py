@@ -34,7 +34,11 @@ def test_openai_messages_become_context_query_and_response(client_a):
         "messages": [
             {"role": "system", "content": "You answer from the documents."},
             {"role": "user", "content": "How tall is the Eiffel Tower?"},
-            {"role": "tool", "tool_call_id": "c1", "content": "The Eiffel Tower is 330 metres tall."},
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "content": "The Eiffel Tower is 330 metres tall.",
+            },
             {"role": "assistant", "content": "It is 300 metres tall."},
         ]
     }
@@ -58,8 +62,14 @@ def test_openai_messages_become_context_query_and_response(client_a):
         ({"context": ["c"], "response": "r", "wait": 90}, "wait"),
         ({"context": ["a", "b"], "response": "r", "passage_ids": ["1"]}, "passage_ids"),
         ({"messages": [{"role": "user", "content": "q"}]}, "messages"),
-        ({"context": ["c"], "response": "r", "callback_url": "http://169.254.169.254/latest"}, "callback_url"),
-        ({"context": ["c"], "response": "r", "callback_url": "ftp://example.com/x"}, "callback_url"),
+        (
+            {"context": ["c"], "response": "r", "callback_url": "http://169.254.169.254/latest"},
+            "callback_url",
+        ),
+        (
+            {"context": ["c"], "response": "r", "callback_url": "ftp://example.com/x"},
+            "callback_url",
+        ),
     ],
 )
 def test_invalid_fields_answer_400_with_the_field_path(client_a, payload, field):
@@ -102,12 +112,17 @@ def test_bodies_over_the_limit_are_413(client_a, settings):
 
 def test_too_many_passages_are_refused(client_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "MAX_PASSAGES": 3}
-    response = client_a.post("/v1/verifications", {"context": ["p"] * 4, "response": "r"}, format="json")
+    response = client_a.post(
+        "/v1/verifications", {"context": ["p"] * 4, "response": "r"}, format="json"
+    )
     assert response.status_code == 400
     assert response.json()["errors"][0]["field"] == "context"
 
 
 def test_cjk_and_emoji_are_stored_unchanged(client_a):
-    payload = {"context": ["東京タワーは333メートルです。"], "response": "東京タワーは300メートルです 🗼"}
+    payload = {
+        "context": ["東京タワーは333メートルです。"],
+        "response": "東京タワーは300メートルです 🗼",
+    }
     assert client_a.post("/v1/verifications", payload, format="json").status_code == 202
     assert VerificationJob.objects.get().response == payload["response"]

@@ -31,15 +31,21 @@ def test_another_tenants_job_is_not_found_like_a_missing_one(client_a, client_b,
 
 def test_feedback_on_another_tenants_job_is_not_found(client_a, client_b, eiffel):
     job_id = _create(client_a, eiffel).json()["id"]
-    response = client_b.post(f"/v1/verifications/{job_id}/feedback", {"outcome": "correct"}, format="json")
+    response = client_b.post(
+        f"/v1/verifications/{job_id}/feedback", {"outcome": "correct"}, format="json"
+    )
     assert response.status_code == 404
-    ok = client_a.post(f"/v1/verifications/{job_id}/feedback", {"outcome": "hallucinated"}, format="json")
+    ok = client_a.post(
+        f"/v1/verifications/{job_id}/feedback", {"outcome": "hallucinated"}, format="json"
+    )
     assert ok.status_code == 201
 
 
 def test_feedback_validates_the_outcome(client_a, eiffel):
     job_id = _create(client_a, eiffel).json()["id"]
-    response = client_a.post(f"/v1/verifications/{job_id}/feedback", {"outcome": "meh"}, format="json")
+    response = client_a.post(
+        f"/v1/verifications/{job_id}/feedback", {"outcome": "meh"}, format="json"
+    )
     assert response.status_code == 400
     assert response.json()["errors"][0]["field"] == "outcome"
 
@@ -58,7 +64,9 @@ def test_the_list_shows_only_own_jobs_with_cursor_pagination(client_a, client_b,
 
 def test_the_list_filters_by_status(client_a, eiffel):
     job_id = _create(client_a, eiffel).json()["id"]
-    VerificationJob.objects.filter(pk=VerificationJob.parse_public_id(job_id)).update(status="completed")
+    VerificationJob.objects.filter(pk=VerificationJob.parse_public_id(job_id)).update(
+        status="completed"
+    )
     _create(client_a, {**eiffel, "response": "other"})
     done = client_a.get("/v1/verifications?status=completed").json()["results"]
     assert [r["id"] for r in done] == [job_id]
@@ -76,7 +84,10 @@ def test_a_repeated_idempotency_key_returns_the_original_job(client_a, eiffel):
 def test_an_idempotency_key_reused_with_another_body_is_409(client_a, eiffel):
     _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="abc-2")
     response = client_a.post(
-        "/v1/verifications", {**eiffel, "response": "different"}, format="json", HTTP_IDEMPOTENCY_KEY="abc-2"
+        "/v1/verifications",
+        {**eiffel, "response": "different"},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="abc-2",
     )
     assert response.status_code == 409
     assert response["Content-Type"] == "application/problem+json"

@@ -43,7 +43,9 @@ def test_unknown_urls_are_problem_json_404():
 def test_webhook_endpoints_show_the_secret_once_and_refuse_internal_urls(client_a, client_b):
     refused = client_a.post("/v1/webhook-endpoints", {"url": "http://10.0.0.5/hook"}, format="json")
     assert refused.status_code == 400
-    created = client_a.post("/v1/webhook-endpoints", {"url": "http://127.0.0.1:9/hook"}, format="json")
+    created = client_a.post(
+        "/v1/webhook-endpoints", {"url": "http://127.0.0.1:9/hook"}, format="json"
+    )
     assert created.status_code == 201 and created.json()["secret"].startswith("whsec_")
     endpoint_id = created.json()["id"]
     listed = client_a.get("/v1/webhook-endpoints").json()

@@ -12,10 +12,19 @@ def _policy(**kw):
                 {
                     "name": "medical",
                     "priority": 10,
-                    "rules": {"operator": "OR", "conditions": [{"type": "domain", "name": "health"},
-                                                              {"type": "keyword", "name": "dosage"}]},
-                    "plugins": [{"type": "hallucination",
-                                 "configuration": {"mode": "standard", "threshold": 0.3}}],
+                    "rules": {
+                        "operator": "OR",
+                        "conditions": [
+                            {"type": "domain", "name": "health"},
+                            {"type": "keyword", "name": "dosage"},
+                        ],
+                    },
+                    "plugins": [
+                        {
+                            "type": "hallucination",
+                            "configuration": {"mode": "standard", "threshold": 0.3},
+                        }
+                    ],
                 },
                 {
                     "name": "chit-chat",

@@ -27,7 +27,9 @@ def test_internal_addresses_are_refused(url):
         check_url(url)
 
 
-@pytest.mark.parametrize("url", ["ftp://example.com/", "http:///nohost", "http://user:pw@8.8.8.8/", "not a url"])
+@pytest.mark.parametrize(
+    "url", ["ftp://example.com/", "http:///nohost", "http://user:pw@8.8.8.8/", "not a url"]
+)
 def test_malformed_or_odd_urls_are_refused(url):
     with pytest.raises(UnsafeUrl):
         check_url(url)

@@ -42,7 +42,9 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
 
 def test_wait_blocks_until_the_job_is_done(start_worker, tenant_a, eiffel):
     start_worker()
-    response = client_for(tenant_a[1]).post("/v1/verifications", {**eiffel, "wait": 30}, format="json")
+    response = client_for(tenant_a[1]).post(
+        "/v1/verifications", {**eiffel, "wait": 30}, format="json"
+    )
     assert response.status_code == 200
     assert response.json()["status"] == "completed"
 
@@ -69,9 +71,11 @@ def test_a_webhook_is_signed_and_retried_after_a_500(start_worker, tenant_a, eif
     tenant, token = tenant_a
     start_worker()
     # when
-    job_id = client_for(token).post(
-        "/v1/verifications", {**eiffel, "callback_url": receiver.url}, format="json"
-    ).json()["id"]
+    job_id = (
+        client_for(token)
+        .post("/v1/verifications", {**eiffel, "callback_url": receiver.url}, format="json")
+        .json()["id"]
+    )
     # then it is delivered on the second attempt, with a valid signature
     assert receiver.wait_for(2, timeout=60), [r.path for r in receiver.received]
     last = receiver.received[-1]
@@ -81,5 +85,7 @@ def test_a_webhook_is_signed_and_retried_after_a_500(start_worker, tenant_a, eif
     assert event["id"].startswith("evt_")
     delivery = WebhookDelivery.objects.get()
     assert wait_until(lambda: WebhookDelivery.objects.get().status == "succeeded", timeout=10)
-    codes = list(WebhookAttempt.objects.filter(delivery=delivery).values_list("status_code", flat=True))
+    codes = list(
+        WebhookAttempt.objects.filter(delivery=delivery).values_list("status_code", flat=True)
+    )
     assert codes == [500, 200]

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from ..engine import DetectionResult
+from ..engine.types import DetectionResult
 from ..models import DetectedSpan, JobStatus, VerificationJob
 from ..notify import job_finished
 from . import billing, webhooks
@@ -48,7 +48,7 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
     now = timezone.now()
     with transaction.atomic():
         job = (
-            VerificationJob.objects.select_for_update()
+            VerificationJob.objects.select_for_update(of=("self",))
             .select_related("tenant", "tenant__plan")
             .filter(pk=job_id, status=JobStatus.RUNNING, attempts=attempt)
             .first()
@@ -114,7 +114,7 @@ def fail_job(job_id: uuid.UUID, attempt: int | None, code: str, message: str) ->
     """Mark a job failed (final) and notify, unless another attempt already finished it."""
     now = timezone.now()
     with transaction.atomic():
-        qs = VerificationJob.objects.select_for_update().filter(
+        qs = VerificationJob.objects.select_for_update(of=("self",)).filter(
             pk=job_id, status__in=[JobStatus.RUNNING, JobStatus.QUEUED]
         )
         if attempt is not None:

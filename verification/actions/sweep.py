@@ -48,7 +48,9 @@ def sweep_stuck_jobs(limit: int = 500) -> dict[str, int]:
     ).values_list("pk", "attempts")[:limit]
     for job_id, attempts in expired:
         if attempts >= conf["MAX_JOB_ATTEMPTS"]:
-            if fail_job(job_id, attempts, "too_many_attempts", f"gave up after {attempts} attempts"):
+            if fail_job(
+                job_id, attempts, "too_many_attempts", f"gave up after {attempts} attempts"
+            ):
                 counts["failed"] += 1
             continue
         _requeue(job_id, "lease expired")

@@ -40,7 +40,8 @@ class VerificationJob(models.Model):
     requested_threshold = models.FloatField(null=True, blank=True)
     callback_url = models.URLField(max_length=2000, blank=True, default="")
     metadata = models.JSONField(default=dict, blank=True)
-    idempotency_key = models.CharField(max_length=255, null=True, blank=True)
+    # NULL (not "") so the conditional unique constraint ignores requests without a key.
+    idempotency_key = models.CharField(max_length=255, null=True, blank=True)  # noqa: DJ001
     request_hash = models.CharField(max_length=64, blank=True, default="")
 
     # --- resolution --------------------------------------------------------
@@ -129,6 +130,9 @@ class DetectedSpan(models.Model):
     class Meta:
         ordering = ["iteration", "start"]
 
+    def __str__(self) -> str:
+        return f"{self.label} {self.start}-{self.end}"
+
 
 class Feedback(models.Model):
     CORRECT, HALLUCINATED = "correct", "hallucinated"
@@ -139,3 +143,6 @@ class Feedback(models.Model):
     outcome = models.CharField(max_length=16, choices=OUTCOMES)
     comment = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.outcome} on {self.job_id}"

@@ -20,3 +20,6 @@ class OutboxMessage(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["published_at", "created_at"], name="outbox_unpublished")]
+
+    def __str__(self) -> str:
+        return f"{self.task}({self.job_id})"

@@ -24,3 +24,6 @@ class UsageRecord(models.Model):
     provider_cost_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
     price_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self) -> str:
+        return f"usage of {self.job_id}"

@@ -32,6 +32,9 @@ class WebhookDelivery(models.Model):
     class Meta:
         indexes = [models.Index(fields=["status", "next_attempt_at"], name="webhook_due")]
 
+    def __str__(self) -> str:
+        return f"{self.event_type} → {self.url} ({self.status})"
+
 
 class WebhookAttempt(models.Model):
     delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="log")
@@ -43,3 +46,6 @@ class WebhookAttempt(models.Model):
 
     class Meta:
         ordering = ["number"]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.delivery_id}"

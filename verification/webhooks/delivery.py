@@ -65,4 +65,6 @@ def send(
     except httpx.HTTPError as exc:
         return AttemptResult(False, None, f"{type(exc).__name__}: {exc}"[:500], elapsed())
     ok = 200 <= response.status_code < 300
-    return AttemptResult(ok, response.status_code, "" if ok else f"HTTP {response.status_code}", elapsed())
+    return AttemptResult(
+        ok, response.status_code, "" if ok else f"HTTP {response.status_code}", elapsed()
+    )

@@ -19,7 +19,9 @@ def sign(secret: str, body: bytes, timestamp: int | None = None) -> str:
     return f"t={t},v1={mac}"
 
 
-def verify(secret: str, body: bytes, header: str, tolerance_s: int = 300, now: float | None = None) -> bool:
+def verify(
+    secret: str, body: bytes, header: str, tolerance_s: int = 300, now: float | None = None
+) -> bool:
     """What a receiver does: check the timestamp window and the HMAC in constant time."""
     try:
         parts = dict(item.split("=", 1) for item in header.split(","))

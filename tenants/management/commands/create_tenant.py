@@ -21,4 +21,6 @@ class Command(BaseCommand):
             tenant.save()
             scope = ApiKey.SCOPE_READ if read_only else ApiKey.SCOPE_WRITE
             _, token = ApiKey.issue(tenant, scope=scope)
-        self.stdout.write(f"tenant: {tenant.slug}\napi key: {token}\nwebhook signing secret: {secret}")
+        self.stdout.write(
+            f"tenant: {tenant.slug}\napi key: {token}\nwebhook signing secret: {secret}"
+        )

@@ -22,9 +22,13 @@ class Command(BaseCommand):
         }
         try:
             with psycopg.connect(**params) as conn:
-                exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [db["NAME"]]).fetchone()
+                exists = conn.execute(
+                    "SELECT 1 FROM pg_database WHERE datname = %s", [db["NAME"]]
+                ).fetchone()
                 if not exists:
                     conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db["NAME"])))
                     self.stdout.write(f"created database {db['NAME']}")
         except psycopg.Error as exc:
-            raise CommandError(f"cannot reach Postgres at {params['host']}:{params['port']}: {exc}") from exc
+            raise CommandError(
+                f"cannot reach Postgres at {params['host']}:{params['port']}: {exc}"
+            ) from exc

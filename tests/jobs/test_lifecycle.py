@@ -1,0 +1,168 @@
+"""Claiming, completing and sweeping jobs, called directly against real Postgres."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from verification.actions import sweep
+from verification.actions.claim import claim, claim_more
+from verification.actions.complete import Outcome, complete_job, fail_job
+from verification.actions.create import NewVerification, create_verification
+from verification.engine.types import DetectionResult, Evidence, Span
+from verification.models import DetectedSpan, OutboxMessage, UsageRecord, VerificationJob
+
+pytestmark = pytest.mark.django_db
+
+
+def _new(tenant, response="The tower is 300 m tall.") -> VerificationJob:
+    job, created = create_verification(
+        tenant, NewVerification(context=["The tower is 330 m tall."], response=response)
+    )
+    assert created
+    return job
+
+
+def _outcome(score=0.9) -> Outcome:
+    span = Span(
+        start=13,
+        end=18,
+        text="300 m",
+        confidence=score,
+        label="contradiction",
+        evidence=Evidence(passage_index=0, start=0, end=24, text="The tower is 330 m tall."),
+        reason="number differs",
+    )
+    result = DetectionResult(
+        status="verified",
+        score=score,
+        detected=True,
+        risk_level="high",
+        spans=[span],
+        detector="test",
+        detector_tokens=12,
+        threshold=0.5,
+    )
+    return Outcome(
+        result=result,
+        enabled=True,
+        query_type="factual_qa",
+        query_type_confidence=0.9,
+        decision="default",
+        mode="lightweight",
+        mode_source="policy",
+        final_response="The tower is 300 m tall.",
+        warning="w",
+        iterations=0,
+        detect_ms=5,
+    )
+
+
+def test_only_one_claim_wins(tenant_a):
+    job = _new(tenant_a[0])
+    assert claim(job.pk) is not None
+    assert claim(job.pk) is None
+
+
+def test_a_running_job_with_an_expired_lease_can_be_claimed_again(tenant_a):
+    job = _new(tenant_a[0])
+    claim(job.pk)
+    VerificationJob.objects.filter(pk=job.pk).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    again = claim(job.pk)
+    assert again is not None and again.attempts == 2
+
+
+def test_claim_more_fills_a_batch_with_other_queued_jobs(tenant_a):
+    first, *others = [_new(tenant_a[0], f"answer {i}") for i in range(4)]
+    claim(first.pk)
+    batch = claim_more(2, exclude=first.pk)
+    assert len(batch) == 2 and all(j.status == "running" for j in batch)
+    assert claim_more(5, exclude=first.pk)[0].pk == others[2].pk
+
+
+def test_completion_stores_result_spans_and_one_usage_row(tenant_a):
+    job = _new(tenant_a[0])
+    claimed = claim(job.pk)
+    assert complete_job(job.pk, claimed.attempts, _outcome())
+    job.refresh_from_db()
+    assert job.status == "completed" and job.score == 0.9 and job.detected is True
+    span = DetectedSpan.objects.get(job=job)
+    assert (span.evidence_passage, span.evidence_start, span.evidence_end) == (0, 0, 24)
+    assert UsageRecord.objects.get(job=job).detector_tokens == 12
+    assert set(job.latency_ms) == {"queue", "detect", "mitigate", "total"}
+
+
+def test_a_late_finisher_that_lost_its_lease_writes_nothing(tenant_a):
+    job = _new(tenant_a[0])
+    first = claim(job.pk)
+    VerificationJob.objects.filter(pk=job.pk).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    second = claim(job.pk)
+    assert complete_job(job.pk, second.attempts, _outcome(0.8))
+    assert not complete_job(job.pk, first.attempts, _outcome(0.1))
+    job.refresh_from_db()
+    assert job.score == 0.8
+    assert UsageRecord.objects.filter(job=job).count() == 1
+    assert DetectedSpan.objects.filter(job=job).count() == 1
+
+
+def test_the_sweeper_requeues_expired_leases_and_fails_after_max_attempts(tenant_a, settings):
+    job = _new(tenant_a[0])
+    claim(job.pk)
+    VerificationJob.objects.filter(pk=job.pk).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    before = OutboxMessage.objects.filter(job=job).count()
+    assert sweep.sweep_stuck_jobs()["expired"] == 1
+    assert OutboxMessage.objects.filter(job=job).count() == before + 1
+    VerificationJob.objects.filter(pk=job.pk).update(
+        attempts=settings.TRUTHLENS["MAX_JOB_ATTEMPTS"],
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+    )
+    assert sweep.sweep_stuck_jobs()["failed"] == 1
+    job.refresh_from_db()
+    assert job.status == "failed" and job.error_code == "too_many_attempts"
+
+
+def test_the_sweeper_republishes_queued_jobs_nobody_took(tenant_a, settings):
+    job = _new(tenant_a[0])
+    stale = timezone.now() - timedelta(seconds=settings.TRUTHLENS["JOB_LEASE_SECONDS"] + 5)
+    VerificationJob.objects.filter(pk=job.pk).update(enqueued_at=stale)
+    assert sweep.sweep_stuck_jobs()["stale_queued"] == 1
+
+
+def test_the_relay_publishes_outbox_messages_left_behind(tenant_a, settings):
+    settings.TRUTHLENS = {**settings.TRUTHLENS, "OUTBOX_RELAY_AFTER_SECONDS": 0}
+    job = _new(tenant_a[0])  # in a test transaction the after-commit publish never ran
+    assert OutboxMessage.objects.get(job=job).published_at is None
+    assert sweep.relay_outbox() == 1
+    assert OutboxMessage.objects.get(job=job).published_at is not None
+
+
+def test_the_relay_leaves_messages_for_later_when_the_broker_is_down(
+    tenant_a, settings, monkeypatch
+):
+    from celery import current_app
+
+    settings.TRUTHLENS = {**settings.TRUTHLENS, "OUTBOX_RELAY_AFTER_SECONDS": 0}
+    job = _new(tenant_a[0])
+
+    def broker_down(*args, **kwargs):
+        raise ConnectionRefusedError("redis down")
+
+    monkeypatch.setattr(current_app, "send_task", broker_down)
+    assert sweep.relay_outbox() == 0
+    assert OutboxMessage.objects.get(job=job).published_at is None
+
+
+def test_failing_a_job_is_final_and_idempotent(tenant_a):
+    job = _new(tenant_a[0])
+    assert fail_job(job.pk, None, "boom", "it broke")
+    assert not fail_job(job.pk, None, "boom", "again")
+    job.refresh_from_db()
+    assert job.status == "failed" and job.error_message == "it broke"

@@ -1,0 +1,120 @@
+"""A deterministic lexical-grounding detector: the offline fallback and the benchmark baseline.
+
+Each answer token gets a hallucination probability from one question:
+does its normalised form occur anywhere in the context? Absent numbers,
+dates and names are the classic hallucinations, so they score highest;
+function words carry no grounding evidence and score low whatever happens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..citations import citation_markers
+from ..types import Coverage, DetectionInput, TokenPrediction, TokenProb
+from ..words import MONTHS, STOPWORDS, Word, tokenize
+
+NEGATIONS = frozenset({"not", "no", "never", "none", "neither", "nor", "nothing", "nobody"})
+
+
+@dataclass(frozen=True)
+class LexicalWeights:
+    """Probabilities per token class; defaults chosen so an absent content word crosses 0.5."""
+
+    symbol: float = 0.02
+    stopword: float = 0.05
+    present: float = 0.05
+    present_by_stem: float = 0.12
+    absent_word: float = 0.7
+    absent_proper_noun: float = 0.85
+    absent_number: float = 0.95
+    absent_negation: float = 0.6
+    absent_cjk: float = 0.7
+
+
+class LexicalDetector:
+    """`Detector` scoring answer tokens by whether the context contains them."""
+
+    name = "lexical"
+    languages = frozenset({"en"})
+
+    def __init__(self, weights: LexicalWeights | None = None) -> None:
+        self.weights = weights or LexicalWeights()
+
+    def predict(self, items: Sequence[DetectionInput]) -> list[TokenPrediction]:
+        """One `TokenPrediction` per item, in order; never raises on empty context."""
+        return [self._predict_one(item) for item in items]
+
+    def _predict_one(self, item: DetectionInput) -> TokenPrediction:
+        context_words = [w for passage in item.context for w in tokenize(passage)]
+        keys = {w.norm for w in context_words}
+        # Surface forms too, so "U.S." style tokens and exact casing hits count as present.
+        surfaces = {w.surface.casefold() for w in context_words}
+        answer_words = tokenize(item.response)
+        # "[1]" is a citation, not a claim: citations are checked by their own rules.
+        markers = [(s, e) for s, e, _ in citation_markers(item.response)]
+        tokens = [
+            TokenProb(
+                w.start,
+                w.end,
+                self.weights.symbol
+                if any(s <= w.start and w.end <= e for s, e in markers)
+                else self._prob(w, i, answer_words, keys, surfaces),
+            )
+            for i, w in enumerate(answer_words)
+        ]
+        context_chars = sum(len(p) for p in item.context)
+        coverage = Coverage(
+            context_chars_given=context_chars,
+            context_chars_checked=context_chars,
+            context_tokens_given=len(context_words),
+            context_tokens_checked=len(context_words),
+            answer_tokens_given=len(answer_words),
+            answer_tokens_checked=len(answer_words),
+            windows=1,
+        )
+        return TokenPrediction(
+            tokens=tokens,
+            coverage=coverage,
+            detector_tokens=len(context_words) + len(answer_words),
+        )
+
+    def _prob(
+        self, w: Word, index: int, words: list[Word], keys: set[str], surfaces: set[str]
+    ) -> float:
+        wt = self.weights
+        if w.kind == "symbol":
+            return wt.symbol
+        lowered = w.surface.casefold()
+        if w.kind == "number":
+            return wt.present if w.norm in keys else wt.absent_number
+        if w.kind == "cjk":
+            return wt.present if w.surface in surfaces else wt.absent_cjk
+        if lowered in NEGATIONS or lowered.endswith("n't"):
+            # A negation the context never uses is a likely polarity flip.
+            has_negation = any(n in surfaces for n in NEGATIONS) or any(
+                s.endswith("n't") for s in surfaces
+            )
+            return wt.stopword if has_negation else wt.absent_negation
+        if lowered in STOPWORDS:
+            return wt.stopword
+        if lowered in surfaces:
+            return wt.present
+        if w.norm in keys:
+            return wt.present_by_stem
+        if lowered in MONTHS:
+            return wt.absent_number  # a month is part of a date
+        if _is_proper_noun(w, index, words):
+            return wt.absent_proper_noun
+        return wt.absent_word
+
+
+def _is_proper_noun(w: Word, index: int, words: list[Word]) -> bool:
+    """Capitalised and not merely sentence-initial (first token or after . ! ?)."""
+    if not w.surface[:1].isupper():
+        return False
+    if index == 0:
+        return False
+    prev = words[index - 1]
+    return not (prev.kind == "symbol" and prev.surface in ".!?:\"'“")

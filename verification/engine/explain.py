@@ -1,0 +1,117 @@
+"""Label flagged spans (contradiction / unsupported / entailed) and attach their evidence.
+
+A span's claim is judged against the single best-matching context sentence
+(`evidence.EvidenceIndex`). Conflicts are checked first, because a span can
+share every word with its evidence and still flip a number or a negation;
+only a span with no conflict whose content words all occur in the evidence
+is dropped as entailed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from .conflicts import (
+    date_conflict,
+    entity_conflict,
+    negation_conflict,
+    number_conflict,
+    unit_conflict,
+)
+from .embeddings import Encoder
+from .evidence import EvidenceIndex
+from .sentences import Sentence, sentence_at, split_sentences
+from .types import DetectionInput, Span
+from .words import content_keys, is_content, tokenize
+
+ENTAILED_REST_OVERLAP = 0.5  # a span of function words only is entailed if its sentence is
+
+
+def explain_spans(
+    item: DetectionInput, spans: Sequence[Span], encoder: Encoder | None = None
+) -> list[Span]:
+    """Copies of `spans` with `label`, `evidence` and `reason` set; entailed spans are omitted.
+
+    Span offsets stay answer offsets; `Evidence` carries the passage index and
+    offsets into that passage. Input spans are not modified.
+    """
+    if not spans:
+        return []
+    index = EvidenceIndex(item.context, encoder)
+    answer_sentences = split_sentences(item.response)
+    context_keys = {k for s in index.sentences for k in s.keys}
+    out: list[Span] = []
+    for span in spans:
+        sentence = sentence_at(answer_sentences, span.start, span.end) or Sentence(
+            span.start, span.end, span.text
+        )
+        window = _window(item.response, sentence, span)
+        # The window (span plus neighbours) steers the match to the sentence about
+        # this span when the answer sentence makes several claims.
+        evidence = index.best(sentence.text, window)
+        if evidence is None:
+            out.append(replace(span, label="unsupported", evidence=None, reason="no context"))
+            continue
+        evidence_keys = frozenset(content_keys(evidence.text))
+        rest = _blank(item.response, sentence, span)
+        rest_overlap = index.recall(content_keys(rest), evidence_keys)
+        conflict = (
+            number_conflict(span.text, evidence.text)
+            or date_conflict(span.text, evidence.text)
+            or unit_conflict(window, evidence.text)
+            or negation_conflict(sentence.text, evidence.text, rest_overlap)
+            or entity_conflict(
+                (span.start - sentence.start, span.end - sentence.start),
+                sentence.text,
+                evidence.text,
+                rest_overlap,
+            )
+        )
+        if conflict:
+            out.append(replace(span, label="contradiction", evidence=evidence, reason=conflict))
+            continue
+        span_keys = content_keys(span.text)
+        if span_keys <= evidence_keys and (span_keys or rest_overlap >= ENTAILED_REST_OVERLAP):
+            continue  # entailed: everything the span says is in its evidence
+        out.append(
+            replace(
+                span,
+                label="unsupported",
+                evidence=evidence,
+                reason=_unsupported_reason(span.text, evidence_keys, context_keys),
+            )
+        )
+    return out
+
+
+def _blank(response: str, sentence: Sentence, span: Span) -> str:
+    """The span's sentence with the span itself removed: what the rest of the claim says."""
+    s, e = max(span.start, sentence.start), min(span.end, sentence.end)
+    if s >= e:
+        return sentence.text
+    return response[sentence.start : s] + " " + response[e : sentence.end]
+
+
+def _window(response: str, sentence: Sentence, span: Span) -> str:
+    """The span widened by one token each side (within its sentence), so "5 [miles]"
+    keeps the number its unit belongs to."""
+    off = sentence.start
+    words = [w for w in tokenize(sentence.text) if w.kind != "symbol"]
+    before = [w for w in words if w.end + off <= span.start]
+    after = [w for w in words if w.start + off >= span.end]
+    start = before[-1].start + off if before else span.start
+    end = after[0].end + off if after else span.end
+    return response[min(start, span.start) : max(end, span.end)]
+
+
+def _unsupported_reason(span_text: str, evidence_keys: frozenset[str], context: set[str]) -> str:
+    words = [w for w in tokenize(span_text) if is_content(w)]
+    absent = list(dict.fromkeys(w.surface for w in words if w.norm not in context))
+    if absent:
+        quoted = ", ".join(f"'{w}'" for w in absent[:5])
+        return f"not found in the context: {quoted}"
+    elsewhere = [w.surface for w in words if w.norm not in evidence_keys]
+    if elsewhere:
+        return "its words occur in the context, but no context sentence states this claim"
+    return "the detector found this passage unsupported by the context"

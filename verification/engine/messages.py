@@ -1,0 +1,148 @@
+"""OpenAI-style chat `messages` → one `DetectionInput`.
+
+Where the grounding context lives in a RAG conversation:
+- tool / function results (`role` "tool" or "function"), one passage each;
+- the system prompt, after a "Context:"/"Documents:"/"Sources:" header, or
+  the whole system prompt when it is itself a set of numbered documents;
+- the last user message, when it carries "Context: ... Question: ...".
+The last user message (minus any embedded context) is the query; the last
+assistant message is the response to check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .types import DetectionInput
+
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+
+_CONTEXT_HEADER_RE = re.compile(
+    r"^[ \t#*]*(?:context|documents?|sources?|retrieved (?:documents|passages|context)|"
+    r"passages?|knowledge|reference(?:s| material)?)[ \t*]*:[ \t]*\n?",
+    re.I | re.M,
+)
+_QUESTION_HEADER_RE = re.compile(r"^[ \t#*]*(?:question|query|user question)[ \t*]*:", re.I | re.M)
+# "[1] ...", "Document 2:", "Passage 3 -", "Source [4]" at the start of a line.
+_DOC_MARKER_RE = re.compile(
+    r"^[ \t]*(?:\[[\w.\-]{1,20}\]|(?:document|doc|passage|source)\s*\[?\w{1,20}\]?\s*[:\-.)])",
+    re.I | re.M,
+)
+
+
+class MessagesError(ValueError):
+    """The messages cannot be turned into a detection input; the message says why."""
+
+
+def _text(content: Any, where: str) -> str:
+    """Message content as text: a string, or the text parts of a content-part list."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, Mapping) and part.get("type") in ("text", "input_text"):
+                parts.append(str(part.get("text", "")))
+            elif not isinstance(part, Mapping):
+                raise MessagesError(f"{where}: content parts must be objects or strings")
+        return "\n".join(parts)
+    raise MessagesError(f"{where}: content must be a string or a list of content parts")
+
+
+def split_documents(text: str) -> list[str]:
+    """Split a block of documents into passages: at "[1]"/"Document 2:" markers when
+    there are at least two, else at blank lines; the whole text when neither applies."""
+    starts = [m.start() for m in _DOC_MARKER_RE.finditer(text)]
+    if len(starts) >= 2:
+        bounds = [0, *starts, len(text)]
+        pieces = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    else:
+        pieces = re.split(r"\n\s*\n", text)
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def marker_ids(passages: Sequence[str]) -> list[str] | None:
+    """The ids the passages label themselves with ("[3] ..." → "3", "Document 7: ..." → "7"),
+    or None unless every passage has one and they are distinct."""
+    ids = []
+    for p in passages:
+        m = _DOC_MARKER_RE.match(p)
+        if m is None:
+            return None
+        ids.append(
+            re.sub(r"^(?:document|doc|passage|source)\s*", "", m.group().strip(), flags=re.I).strip(
+                "[]:-.) \t"
+            )
+        )
+    return ids if len(set(ids)) == len(ids) and all(ids) else None
+
+
+def _system_context(text: str) -> list[str]:
+    header = _CONTEXT_HEADER_RE.search(text)
+    if header is not None:
+        return split_documents(text[header.end() :])
+    if len(_DOC_MARKER_RE.findall(text)) >= 2:  # the prompt is itself a list of documents
+        return split_documents(text)
+    return []
+
+
+def _user_context(text: str) -> tuple[list[str], str]:
+    """(passages, question) from a user message that embeds its own context."""
+    header = _CONTEXT_HEADER_RE.search(text)
+    if header is None:
+        return [], text
+    question = _QUESTION_HEADER_RE.search(text, header.end())
+    if question is not None:
+        return split_documents(text[header.end() : question.start()]), text[
+            question.end() :
+        ].strip()
+    before = text[: header.start()].strip()
+    return split_documents(text[header.end() :]), before
+
+
+def inputs_from_messages(
+    messages: Sequence[Mapping[str, Any]], passage_ids: Sequence[str] | None = None
+) -> DetectionInput:
+    """The `DetectionInput` a conversation asks us to verify.
+
+    `passage_ids` default to the passages' own "[id]"/"Document id:" labels
+    when every passage has one, else to "1".."n" (`DetectionInput` default).
+    Raises `MessagesError` (a `ValueError`) for an empty list, malformed
+    messages, an unknown role, or no non-empty assistant message.
+    """
+    if not isinstance(messages, Sequence) or isinstance(messages, str | bytes) or not messages:
+        raise MessagesError("messages must be a non-empty list")
+    passages: list[str] = []
+    query: str | None = None
+    response: str | None = None
+    for i, msg in enumerate(messages):
+        where = f"messages[{i}]"
+        if not isinstance(msg, Mapping):
+            raise MessagesError(f"{where}: must be an object with 'role' and 'content'")
+        role = msg.get("role")
+        if role not in ROLES:
+            raise MessagesError(f"{where}: unknown role {role!r}")
+        text = _text(msg.get("content"), where)
+        if role in ("tool", "function"):
+            if text.strip():
+                passages.append(text.strip())
+        elif role in ("system", "developer"):
+            passages.extend(_system_context(text))
+        elif role == "user":
+            embedded, question = _user_context(text)
+            passages.extend(embedded)
+            query = question.strip() or query
+        elif text.strip():  # assistant; tool-call-only turns have no content
+            response = text
+    if response is None:
+        raise MessagesError("no assistant message with text content to verify")
+    # Citation markers in the answer refer to the labels the documents carry,
+    # so "[3]" stays valid when passage "[3]" is the first one we kept.
+    ids = list(passage_ids) if passage_ids is not None else marker_ids(passages)
+    return DetectionInput.build(passages, response, query=query, passage_ids=ids)

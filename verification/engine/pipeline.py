@@ -1,0 +1,273 @@
+"""The detection pipeline: one call from a `DetectionInput` to a `DetectionResult` (DESIGN §3).
+
+Order of decisions, each of which can end the work early with a reason:
+query type (skipped by policy) → context present → answer language supported
+→ detector tokens → spans → explanations (entailed spans dropped) → model
+score → citation signal → threshold → truncation guard. The guiding rule:
+anything we could not actually check is `unverifiable`, never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from .citations import CitationPolicy, check_citations
+from .detectors.base import Detector
+from .embeddings import Encoder, get_encoder
+from .explain import explain_spans
+from .language import UNDETERMINED, answer_language
+from .query_types import QueryTypeClassifier, default_classifier
+from .spans import merge_spans, response_score, risk_level
+from .types import (
+    QUERY_TYPES,
+    Aggregation,
+    Coverage,
+    DetectionInput,
+    DetectionResult,
+    Span,
+    TokenPrediction,
+    TokenProb,
+)
+
+
+@dataclass(frozen=True)
+class DetectionConfig:
+    """Per-request detection policy. Invalid values raise `ValueError` on construction."""
+
+    threshold: float = 0.5
+    token_threshold: float = 0.5
+    aggregation: Aggregation = "span_max"
+    min_span_length: int = 1
+    min_span_confidence: float = 0.5
+    max_span_gap: int = 1
+    skip_query_types: tuple[str, ...] = ("creative", "code", "opinion")
+    classify_queries: bool = True
+    explain: bool = True
+    explain_embeddings: bool = True  # MiniLM re-ranking of evidence (lexical when False)
+    citation_weight: float = 0.5  # 0 disables the citation signal
+    citation_policy: CitationPolicy = field(default_factory=CitationPolicy)
+    max_context_chars: int | None = 200_000  # longer contexts are cut (and reported)
+
+    def __post_init__(self) -> None:
+        for name in ("threshold", "token_threshold", "min_span_confidence", "citation_weight"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        if self.aggregation not in ("span_max", "noisy_or"):
+            raise ValueError(
+                f"aggregation must be 'span_max' or 'noisy_or', got {self.aggregation!r}"
+            )
+        if self.min_span_length < 1 or self.max_span_gap < 0:
+            raise ValueError("min_span_length must be >= 1 and max_span_gap >= 0")
+        unknown = set(self.skip_query_types) - set(QUERY_TYPES)
+        if unknown:
+            raise ValueError(f"unknown query types in skip_query_types: {sorted(unknown)}")
+        if self.max_context_chars is not None and self.max_context_chars < 1:
+            raise ValueError("max_context_chars must be positive or None")
+
+
+def verify(
+    item: DetectionInput,
+    config: DetectionConfig,
+    detector: Detector,
+    *,
+    classifier: QueryTypeClassifier | None = None,
+) -> DetectionResult:
+    """Check one answer against its context; see `verify_batch`."""
+    return verify_batch([item], config, detector, classifier=classifier)[0]
+
+
+def verify_batch(
+    items: Sequence[DetectionInput],
+    config: DetectionConfig,
+    detector: Detector,
+    *,
+    classifier: QueryTypeClassifier | None = None,
+) -> list[DetectionResult]:
+    """One `DetectionResult` per item, in order, calling `detector.predict` once for all
+    items that reach detection (not at all when none do).
+
+    Status is `skipped` for query types the config skips, `unverifiable` (with a
+    `reason`) when the context is empty, the answer is empty or in a language the
+    detector does not support, or when a truncated input would otherwise pass;
+    `verified` otherwise, with `score`, `detected` and `risk_level` set.
+    """
+    if config.classify_queries:
+        clf = classifier or default_classifier()
+        types = clf.classify_batch([it.query for it in items])
+    else:
+        types = [("other", 0.0)] * len(items)
+
+    results: list[DetectionResult | None] = [None] * len(items)
+    pending: list[tuple[int, DetectionInput, Coverage]] = []
+    for i, (item, (qtype, qconf)) in enumerate(zip(items, types, strict=True)):
+        base = DetectionResult(
+            status="unverifiable",
+            score=None,
+            detected=None,
+            risk_level=None,
+            query_type=qtype,
+            query_type_confidence=qconf,
+            detector=detector.name,
+            threshold=config.threshold,
+        )
+        early = _early_exit(item, qtype, config, base)
+        if early is not None:
+            results[i] = early
+            continue
+        lang = answer_language(item.response, item.context)
+        if lang != UNDETERMINED and lang not in detector.languages:
+            langs = ", ".join(sorted(detector.languages))
+            base.coverage = Coverage(language=lang, language_supported=False)
+            base.reason = (
+                f"the answer's language '{lang}' is not supported by detector "
+                f"'{detector.name}' (supports: {langs})"
+            )
+            results[i] = base
+            continue
+        prepared, coverage = _cap_context(item, config.max_context_chars)
+        coverage.language = lang
+        results[i] = base
+        pending.append((i, prepared, coverage))
+
+    if pending:
+        predictions = detector.predict([prepared for _, prepared, _ in pending])
+        if len(predictions) != len(pending):
+            raise RuntimeError(
+                f"detector {detector.name!r} returned {len(predictions)} predictions "
+                f"for {len(pending)} inputs"
+            )
+        encoder = get_encoder() if config.explain and config.explain_embeddings else None
+        for (i, prepared, cap), pred in zip(pending, predictions, strict=True):
+            pending_result = results[i]
+            assert pending_result is not None
+            results[i] = _score(items[i], prepared, pred, cap, config, pending_result, encoder)
+    return [r for r in results if r is not None]
+
+
+def _early_exit(
+    item: DetectionInput, qtype: str, config: DetectionConfig, base: DetectionResult
+) -> DetectionResult | None:
+    """A finished result for items that must not (or cannot) reach the detector."""
+    if qtype in config.skip_query_types:
+        return replace(
+            base, status="skipped", reason=f"query type '{qtype}' is not verified by this policy"
+        )
+    if not any(p.strip() for p in item.context):
+        return replace(base, reason="no grounding context was provided; nothing to verify against")
+    if not item.response.strip():
+        return replace(base, reason="the response is empty")
+    return None
+
+
+def _cap_context(item: DetectionInput, limit: int | None) -> tuple[DetectionInput, Coverage]:
+    """Keep passages in order up to `limit` characters; the cut shows in the coverage.
+
+    Only passage ends are cut, so evidence offsets stay valid in the original passages.
+    """
+    given = sum(len(p) for p in item.context)
+    coverage = Coverage(context_chars_given=given, context_chars_checked=given)
+    if limit is None or given <= limit:
+        return item, coverage
+    kept: list[str] = []
+    budget = limit
+    for passage in item.context:
+        if budget <= 0:
+            break
+        kept.append(passage[:budget])
+        budget -= len(kept[-1])
+    coverage.context_chars_checked = sum(len(p) for p in kept)
+    coverage.context_truncated = True
+    return replace(item, context=tuple(kept), passage_ids=item.passage_ids), coverage
+
+
+def _merge_coverage(detector_cov: Coverage, cap: Coverage) -> Coverage:
+    """The detector's view of the (possibly capped) input, expressed against the original."""
+    cov = replace(detector_cov)
+    cov.context_chars_given = max(cap.context_chars_given, cov.context_chars_given)
+    if cap.context_truncated:
+        cov.context_chars_checked = min(cov.context_chars_checked, cap.context_chars_checked)
+        cov.context_truncated = True
+    cov.language = cap.language
+    cov.language_supported = True
+    return cov
+
+
+def _score(
+    original: DetectionInput,
+    prepared: DetectionInput,
+    pred: TokenPrediction,
+    cap: Coverage,
+    config: DetectionConfig,
+    base: DetectionResult,
+    encoder: Encoder | None,
+) -> DetectionResult:
+    coverage = _merge_coverage(pred.coverage, cap)
+    spans = merge_spans(
+        original.response,
+        pred.tokens,
+        token_threshold=config.token_threshold,
+        min_span_length=config.min_span_length,
+        min_span_confidence=config.min_span_confidence,
+        max_gap=config.max_span_gap,
+    )
+    tokens = pred.tokens
+    if config.explain:
+        explained = explain_spans(prepared, spans, encoder)
+        tokens = _without_entailed(pred.tokens, spans, explained)
+        spans = explained
+    model_score = response_score(tokens, spans, config.aggregation, config.token_threshold)
+    citations = check_citations(original, config.citation_policy)
+    score = model_score
+    if citations.applicable and config.citation_weight > 0:
+        # Citations are an independent signal: combine as a Noisy-OR term.
+        score = 1.0 - (1.0 - model_score) * (1.0 - config.citation_weight * citations.risk)
+    detected = score >= config.threshold
+    result = replace(
+        base,
+        status="verified",
+        score=round(score, 6),
+        model_score=round(model_score, 6),
+        detected=detected,
+        risk_level=risk_level(score),
+        spans=spans,
+        tokens=list(pred.tokens),
+        coverage=coverage,
+        citations=citations,
+        detector_tokens=pred.detector_tokens,
+    )
+    cut = [
+        what
+        for what, flag in (
+            ("context", coverage.context_truncated),
+            ("answer", coverage.answer_truncated),
+        )
+        if flag
+    ]
+    if cut and not detected:
+        # What we did not see may hold the hallucination: no silent pass.
+        checked = (
+            f"{coverage.context_chars_checked} of {coverage.context_chars_given} context chars"
+        )
+        result = replace(
+            result,
+            status="unverifiable",
+            detected=None,
+            risk_level=None,
+            reason=f"the {' and '.join(cut)} had to be truncated ({checked} checked) "
+            "and no hallucination was found in the part that was checked",
+        )
+    return result
+
+
+def _without_entailed(
+    tokens: list[TokenProb], before: list[Span], after: list[Span]
+) -> list[TokenProb]:
+    """Tokens minus those inside spans the explainer dropped as entailed, so Noisy-OR
+    agrees with the spans that are reported."""
+    kept = {(s.start, s.end) for s in after}
+    dropped = [(s.start, s.end) for s in before if (s.start, s.end) not in kept]
+    if not dropped:
+        return tokens
+    return [t for t in tokens if not any(s <= t.start and t.end <= e for s, e in dropped)]

@@ -1,0 +1,222 @@
+"""Query-type classification (the "Sentinel"): which answers are worth verifying.
+
+Two components, added up:
+- regex rules with weights, precise on the tell-tale phrasings ("summarize",
+  "write a poem", code fences, "in your opinion");
+- a multinomial logistic regression over MiniLM embeddings, trained at first
+  use on the prototype prompts shipped in `data/query_type_train.jsonl`
+  (fixed data, fixed initialisation, full-batch gradient descent: deterministic).
+The model generalises over phrasing; the rules correct it where a keyword is
+decisive. Without the encoder the rules work alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .embeddings import Encoder, get_encoder
+from .types import QUERY_TYPES
+
+TRAIN_PATH = Path(__file__).parent / "data" / "query_type_train.jsonl"
+# Weights fitted from TRAIN_PATH by `query_types.main()` (see its docstring);
+# used only while their recorded hash matches the training file (else refit).
+WEIGHTS_PATH = Path(__file__).parent / "data" / "query_type_weights.npz"
+RULE_WEIGHT = 1.0  # a full-weight rule counts as much as the whole model distribution
+
+_RULES: list[tuple[str, float, re.Pattern[str]]] = [
+    (label, weight, re.compile(pattern, re.I))
+    for label, weight, pattern in [
+        ("code", 1.0, r"```|\b(?:python|javascript|typescript|java|kotlin|rust|golang|c\+\+|"
+         r"sql|bash|shell|powershell|regex|regular expression|dockerfile|makefile|"
+         r"terraform|kubernetes|react|django|flask|pandas|numpy|node\.js|git)\b"),
+        ("code", 0.8, r"\b(?:function|class|method|compile|stack trace|traceback|exception|"
+         r"syntax|segfault|segmentation fault|unit tests?|refactor|snippet|script|endpoint|"
+         r"api call|query|algorithm|code)\b"),
+        ("code", 0.8, r"\b\w+(?:Error|Exception)\b|\w+\(\)|\.py\b|\.js\b"),
+        ("summarization", 1.0, r"\bsumm?ari[sz]\w*|\btl;?dr\b|\brecap\b|\bsynopsis\b|"
+         r"\bgist\b|\bkey (?:takeaways|points|highlights|findings)\b|\bcondense\b|"
+         r"\bboil (?:this|it) down\b|\bin a nutshell\b|\bexecutive (?:summary|brief)\b|"
+         r"\bmain (?:points|findings|conclusions|arguments)\b|\boverview of\b|\bdigest\b"),
+        ("data2text", 1.0, r"\b(?:table|json|csv|xml|yaml|spreadsheet|dataframe|infobox|"
+         r"triples?|key[:\- ]value|box score|rows?|columns?|spec sheet|specs|chart|"
+         r"readings)\b"),
+        # Bare "data"/"records" also occur in factual questions ("data breaches"):
+        # only a determiner pointing at supplied data makes them decisive.
+        ("data2text", 0.8, r"\b(?:this|these|the following|the given|from the|given)\s+"
+         r"(?:\w+\s+)?(?:data|records?|fields|attributes|figures|metrics|statistics|stats|"
+         r"values)\b"),
+        ("data2text", 0.6, r"\b\w+=\S+|\b\w+: \S+[,;]"),
+        ("creative", 1.0, r"\b(?:poem|poetry|haiku|limerick|sonnet|ode|villanelle|ballad|"
+         r"lyrics|song|rap|rhyme|story|stories|fairy tale|fable|myth|legend|screenplay|"
+         r"monologue|sketch|jingle|slogan|tagline|joke|riddle|tongue twister|toast|eulogy|"
+         r"fiction(?:al)?|fantasy|sci-?fi|backstory|acrostic|lullaby)\b"),
+        ("creative", 0.6, r"^\s*(?:imagine|invent|make up|compose|pen)\b"),
+        ("opinion", 1.0, r"\b(?:what do you (?:think|reckon|feel)|in your (?:opinion|view|"
+         r"judg(?:e)?ment)|your (?:opinion|view|take|stance|favou?rite)|do you (?:think|"
+         r"believe|like|prefer|agree)|would you (?:rather|choose|recommend)|how do you feel|"
+         r"is it (?:worth|better|rude|ethical|okay|ok|fair|wise)|overrated|should i)\b"),
+        ("opinion", 0.6, r"\b(?:best|greatest|better|coolest|most beautiful)\b.*\?\s*$"),
+        ("other", 1.0, r"^\s*(?:hi|hello|hey|thanks?|thank you|bye|good (?:morning|night|"
+         r"evening)|ok(?:ay)?|yes|no|continue|never mind)\b[\s!.,]*\w{0,12}[\s!.?]*$"),
+        ("other", 1.0, r"\b(?:translate|paraphrase|rephrase|proofread|rewrite|reword|"
+         r"spell(?:ing)?|grammar|alphabeti[sz]e|capitali[sz]e|uppercase|title case|"
+         r"more (?:formal|polite|confident)|tone)\b"),
+        ("other", 0.6, r"^\s*(?:convert|calculate|what'?s|what is)\s+[\d.]+"),
+        ("factual_qa", 0.4, r"^\s*(?:who|what|when|where|which|how (?:many|much|long|far|"
+         r"tall|old)|is|are|does|do|did|can|was|were)\b.*\?\s*$"),
+        ("factual_qa", 0.6, r"\b(?:according to|based on the (?:context|document|passages?|"
+         r"text)|from the (?:passages|documents|context)|per the)\b"),
+    ]
+]  # fmt: skip
+
+
+def rule_scores(query: str) -> np.ndarray:
+    """Per-type rule evidence in [0, 1] (the strongest matching rule of each type)."""
+    scores = np.zeros(len(QUERY_TYPES), dtype=np.float64)
+    for label, weight, pattern in _RULES:
+        if pattern.search(query):
+            i = QUERY_TYPES.index(label)
+            scores[i] = max(scores[i], weight)
+    return scores
+
+
+def _fit_softmax(
+    x: np.ndarray, y: np.ndarray, l2: float = 1e-3, lr: float = 4.0, steps: int = 600
+) -> tuple[np.ndarray, np.ndarray]:
+    """Multinomial logistic regression by full-batch gradient descent from zeros."""
+    n, d = x.shape
+    k = len(QUERY_TYPES)
+    w = np.zeros((d, k))
+    b = np.zeros(k)
+    onehot = np.eye(k)[y]
+    for _ in range(steps):
+        logits = x @ w + b
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        grad = (p - onehot) / n
+        w -= lr * (x.T @ grad + l2 * w)
+        b -= lr * grad.sum(axis=0)
+    return w, b
+
+
+def load_examples(path: Path = TRAIN_PATH) -> list[tuple[str, str]]:
+    """(text, label) pairs from a JSONL file of `{"text", "label"}` objects."""
+    out = []
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                row = json.loads(line)
+                if row["label"] not in QUERY_TYPES:
+                    raise ValueError(f"{path}: unknown query type {row['label']!r}")
+                out.append((row["text"], row["label"]))
+    return out
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def fit(encoder: Encoder, examples: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """Logistic-regression weights (w, b) over the encoder's embeddings of `examples`."""
+    x = encoder.encode([t for t, _ in examples]).astype(np.float64)
+    y = np.array([QUERY_TYPES.index(label) for _, label in examples])
+    return _fit_softmax(x, y)
+
+
+def _load_weights(path: Path, train_path: Path) -> tuple[np.ndarray, np.ndarray] | None:
+    if not path.exists() or not train_path.exists():
+        return None
+    with np.load(path) as data:
+        if str(data["train_sha256"]) != _file_digest(train_path):
+            return None  # prototypes changed since the weights were fitted
+        return data["w"], data["b"]
+
+
+class QueryTypeClassifier:
+    """Classifies queries into `QUERY_TYPES` with a confidence in [0, 1].
+
+    With `examples` the model is fitted on them; otherwise the shipped weights
+    are used when they match the shipped prototypes, and refitted from those
+    prototypes when they do not. Without an encoder only the rules decide.
+    """
+
+    def __init__(
+        self, encoder: Encoder | None = None, examples: Sequence[tuple[str, str]] | None = None
+    ) -> None:
+        self.encoder = encoder
+        self._w: np.ndarray | None = None
+        self._b: np.ndarray | None = None
+        if encoder is None:
+            return
+        weights = None if examples is not None else _load_weights(WEIGHTS_PATH, TRAIN_PATH)
+        if weights is None:
+            weights = fit(encoder, list(examples) if examples is not None else load_examples())
+        self._w, self._b = weights
+
+    def model_probs(self, queries: Sequence[str]) -> np.ndarray:
+        """(n, types) model probabilities; uniform when there is no encoder."""
+        k = len(QUERY_TYPES)
+        if self.encoder is None or self._w is None or self._b is None:
+            return np.full((len(queries), k), 1.0 / k)
+        logits = self.encoder.encode(list(queries)).astype(np.float64) @ self._w + self._b
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def classify_batch(self, queries: Sequence[str | None]) -> list[tuple[str, float]]:
+        """One (type, confidence) per query; an empty or missing query is ("other", 0.0)."""
+        results: list[tuple[str, float]] = [("other", 0.0)] * len(queries)
+        live = [(i, q.strip()) for i, q in enumerate(queries) if q and q.strip()]
+        if not live:
+            return results
+        probs = self.model_probs([q for _, q in live])
+        for (i, q), p in zip(live, probs, strict=True):
+            combined = p + RULE_WEIGHT * rule_scores(q)
+            combined /= combined.sum()
+            best = int(np.argmax(combined))
+            results[i] = (QUERY_TYPES[best], round(float(combined[best]), 4))
+        return results
+
+    def classify(self, query: str | None) -> tuple[str, float]:
+        return self.classify_batch([query])[0]
+
+
+_lock = threading.Lock()
+
+
+@functools.cache
+def _default() -> QueryTypeClassifier:
+    return QueryTypeClassifier(get_encoder())
+
+
+def default_classifier() -> QueryTypeClassifier:
+    """The process-wide classifier (MiniLM + shipped prototypes), built once."""
+    with _lock:
+        return _default()
+
+
+def classify_query(query: str | None) -> tuple[str, float]:
+    """(query type, confidence) with the default classifier."""
+    return default_classifier().classify(query)
+
+
+def main() -> None:
+    """Refit the shipped weights from the shipped prototypes (run after editing them):
+
+    python -c "from verification.engine.query_types import main; main()"
+    """
+    encoder = get_encoder()
+    if encoder is None:
+        raise SystemExit("the MiniLM encoder is not installed")
+    w, b = fit(encoder, load_examples())
+    np.savez(WEIGHTS_PATH, w=w, b=b, train_sha256=np.array(_file_digest(TRAIN_PATH)))
+    print(f"wrote {WEIGHTS_PATH} ({w.shape[0]}x{w.shape[1]})")

@@ -1,0 +1,75 @@
+"""Sentence splitting with character offsets (answers and context passages)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A sentence ends at . ! ? (plus closing quotes/brackets/citation markers)
+# followed by whitespace, at a CJK full stop, or at a line break.
+_BOUNDARY_RE = re.compile(
+    r"(?<=[.!?])(?:[\"'”’)\]]*(?:\s*\[[^\[\]\n]{1,40}\])*)\s+"
+    r"|(?<=[。！？])"
+    r"|\n+"
+)
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof sr jr st vs etc e.g i.e fig no vol approx inc ltd co corp dept est "
+    "jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k".split()
+)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """`source[start:end] == text`; stripped of surrounding whitespace."""
+
+    start: int
+    end: int
+    text: str
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Non-empty sentences of `text` in order, with offsets into `text`.
+
+    Abbreviations ("Dr.", "e.g.", "U.S.") and single-letter initials do
+    not end a sentence.
+    """
+    pieces: list[tuple[int, int]] = []
+    start = 0
+    for m in _BOUNDARY_RE.finditer(text):
+        before = text[start : m.start()]
+        if before.endswith(".") and "\n" not in m.group() and _ends_with_abbreviation(before):
+            continue
+        # Surrounding whitespace is trimmed below, so the match end is a safe cut.
+        pieces.append((start, m.end()))
+        start = m.end()
+    pieces.append((start, len(text)))
+    out: list[Sentence] = []
+    for s, e in pieces:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append(Sentence(s, e, text[s:e]))
+    return out
+
+
+def _ends_with_abbreviation(chunk: str) -> bool:
+    last = chunk.rstrip().rsplit(None, 1)[-1] if chunk.strip() else ""
+    word = last.rstrip(".").lower()
+    if not word:
+        return False
+    if len(word) == 1 and word.isalpha():  # an initial: "J. K. Rowling"
+        return True
+    return word in _ABBREVIATIONS
+
+
+def sentence_at(sentences: list[Sentence], start: int, end: int) -> Sentence | None:
+    """The sentence overlapping [start, end) the most (None when nothing overlaps)."""
+    best: Sentence | None = None
+    best_overlap = 0
+    for s in sentences:
+        overlap = min(end, s.end) - max(start, s.start)
+        if overlap > best_overlap:
+            best, best_overlap = s, overlap
+    return best
