@@ -9,6 +9,19 @@ from django.conf import settings
 from verification.engine.policy import PolicyDocument, Resolved, resolve
 
 
+def _detector(spec: str):
+    """The deployment's detector (loaded once per process by the registry)."""
+    try:
+        from verification.engine.detectors.registry import load_detector
+    except ImportError:  # registry not installed yet: only the model-free detector can run
+        if spec != "lexical":
+            raise
+        from verification.engine import LexicalDetector
+
+        return LexicalDetector()
+    return load_detector(spec)
+
+
 @dataclass
 class TrialOutcome:
     resolved: Resolved
@@ -30,7 +43,6 @@ def run_trial(
     Raises `KeyError` for an unknown decision name, `ValueError` for bad settings.
     """
     from verification.engine import DetectionConfig, DetectionInput, verify
-    from verification.engine.detectors.registry import load_detector
 
     config = DetectionConfig(
         threshold=document.threshold,
@@ -39,7 +51,7 @@ def run_trial(
         skip_query_types=tuple(document.skip_query_types),
     )
     item = DetectionInput.build(passages, response, query or None)
-    result = verify(item, config, load_detector(settings.TRUTHLENS["DETECTOR"]))
+    result = verify(item, config, _detector(settings.TRUTHLENS["DETECTOR"]))
     resolved = resolve(document, result.query_type, text=query or "", decision_name=decision or None)
     detected = None if result.score is None else result.score >= resolved.threshold
     return TrialOutcome(resolved=resolved, result=result, detected=detected)
