@@ -49,7 +49,8 @@ def editor(request, scope):
     if request.method == "POST" and settings_form.is_valid() and decisions.is_valid():
         kept = [
             i for i, f in enumerate(decisions.forms)
-            if f.has_changed() and not f.cleaned_data.get("DELETE") and f.cleaned_data.get("name")
+            if f.cleaned_data.get("name") and not f.cleaned_data.get("DELETE")
+            and (i < decisions.initial_form_count() or f.has_changed())
         ]
         document = settings_form.to_document()
         document["decisions"] = [decisions.forms[i].to_decision() for i in kept]
