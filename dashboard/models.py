@@ -11,6 +11,17 @@ from django.utils import timezone
 from tenants.models import Tenant
 
 
+def _canonical(document: dict):
+    from pydantic import ValidationError
+
+    from verification.engine.policy import PolicyDocument
+
+    try:
+        return PolicyDocument.model_validate(document or {})
+    except ValidationError:  # a document stored before a schema change: show it as it is
+        return document
+
+
 class PolicyChange(models.Model):
     EDITOR, YAML_IMPORT = "editor", "yaml"
     SOURCES = [(EDITOR, "policy editor"), (YAML_IMPORT, "YAML import")]
@@ -30,12 +41,16 @@ class PolicyChange(models.Model):
         indexes = [models.Index(fields=["tenant", "-created_at"], name="policychange_tenant")]
 
     def diff_lines(self) -> list[str]:
-        """Unified diff of the two documents as YAML, without the ---/+++ header."""
+        """Unified diff of the two documents as YAML, without the ---/+++ header.
+
+        Both sides go through `PolicyDocument` first: Postgres `jsonb` does not keep
+        key order, and an empty "before" means the defaults were in force.
+        """
         from .policy_yaml import dump_yaml
 
         lines = difflib.unified_diff(
-            dump_yaml(self.before).splitlines(),
-            dump_yaml(self.after).splitlines(),
+            dump_yaml(_canonical(self.before)).splitlines(),
+            dump_yaml(_canonical(self.after)).splitlines(),
             lineterm="",
             n=2,
         )

@@ -141,7 +141,7 @@ class GlobalSettingsForm(forms.Form):
 
 class DecisionForm(forms.Form):
     name = forms.CharField(max_length=100)
-    priority = forms.IntegerField(initial=0, help_text="Higher wins when several match.")
+    priority = forms.IntegerField(initial=0)
     operator = forms.ChoiceField(
         choices=[("OR", "any condition (OR)"), ("AND", "all conditions (AND)")], initial="OR"
     )

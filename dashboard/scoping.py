@@ -65,7 +65,9 @@ class Scope:
 
 def _tenants_for(user) -> tuple[list[Tenant], dict[int, str]]:
     if user.is_staff:
-        return list(Tenant.objects.order_by("slug")), {}
+        # Staff start on a tenant they belong to (if any), then see all the others.
+        own = set(Membership.objects.filter(user=user).values_list("tenant_id", flat=True))
+        return sorted(Tenant.objects.all(), key=lambda t: (t.pk not in own, t.slug)), {}
     memberships = Membership.objects.filter(user=user).select_related("tenant").order_by(
         "tenant__slug"
     )

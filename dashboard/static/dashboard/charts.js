@@ -24,8 +24,8 @@
       return {
         type: "line",
         data: { labels: d.labels.map(shortDay), datasets: [
-          { label: "Verifications", data: d.total, borderColor: C.brand, backgroundColor: C.brandSoft, fill: true, tension: .3, pointRadius: 0 },
-          { label: "Hallucination detected", data: d.detected, borderColor: C.red, backgroundColor: C.redSoft, fill: true, tension: .3, pointRadius: 0 }
+          { label: "Verifications", data: d.total, borderColor: C.brand, backgroundColor: C.brandSoft, fill: true, cubicInterpolationMode: "monotone", pointRadius: 0 },
+          { label: "Hallucination detected", data: d.detected, borderColor: C.red, backgroundColor: C.redSoft, fill: true, cubicInterpolationMode: "monotone", pointRadius: 0 }
         ] },
         options: { interaction: { mode: "index", intersect: false }, scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } }
       };
@@ -52,8 +52,8 @@
       return {
         type: "line",
         data: { labels: d.labels.map(shortDay), datasets: [
-          { label: "Billed", data: d.price, borderColor: C.brand, backgroundColor: C.brandSoft, fill: true, tension: .3, pointRadius: 0 },
-          { label: "Provider cost", data: d.provider, borderColor: C.orange, tension: .3, pointRadius: 0 }
+          { label: "Billed", data: d.price, borderColor: C.brand, backgroundColor: C.brandSoft, fill: true, cubicInterpolationMode: "monotone", pointRadius: 0 },
+          { label: "Provider cost", data: d.provider, borderColor: C.orange, cubicInterpolationMode: "monotone", pointRadius: 0 }
         ] },
         options: {
           interaction: { mode: "index", intersect: false },

@@ -198,12 +198,16 @@ class Command(BaseCommand):
             qtype, context, query, answer, found, corrected = rng.choice(SCENARIOS)
             created = now - timedelta(days=rng.random() ** 1.3 * 30, seconds=rng.randint(0, 3600))
             skipped = qtype == "creative"
-            mode = "lightweight" if skipped else rng.choices(["lightweight", "standard", "premium"], [5, 4, 1])[0]
             decision = "creative" if skipped else "medical" if "metformin" in query else "support" if "refund" in query else "default"
-            noise = rng.uniform(-0.08, 0.05)
+            mode = {"creative": "lightweight", "medical": "premium", "support": "standard"}.get(
+                decision, rng.choices(["lightweight", "standard"], [3, 2])[0]
+            )
+            # most flagged answers score high; some are borderline
+            noise = rng.uniform(-0.08, 0.05) if rng.random() < 0.75 else rng.uniform(-0.5, -0.2)
             score = None if skipped else (max(c for _, _, c, _ in found) + noise if found else rng.uniform(0.02, 0.25))
             score = None if score is None else round(min(0.99, max(0.01, score)), 3)
-            detected = None if score is None else score >= 0.5
+            threshold = 0.3 if decision == "medical" else 0.5
+            detected = None if score is None else score >= threshold
             refined = bool(detected and corrected and mode != "lightweight")
             detector_tokens = 60 + len(" ".join(context) + answer) // 4
             latency = {"queue": rng.randint(2, 40), "detect": rng.randint(18, 90)}
@@ -217,7 +221,7 @@ class Command(BaseCommand):
                 mode_source=rng.choice(["policy", "policy", "request"]), enabled=not skipped,
                 verification_status="skipped" if skipped else "verified",
                 reason="creative queries are not checked by policy" if skipped else "",
-                score=score, model_score=score, threshold=0.3 if decision == "medical" else 0.5,
+                score=score, model_score=score, threshold=threshold,
                 detected=detected, risk_level="" if score is None else "high" if score >= 0.6 else "moderate" if score >= 0.3 else "low",
                 final_response=corrected if refined else answer,
                 iterations=rng.randint(1, 3) if refined else 0,
