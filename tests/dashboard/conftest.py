@@ -142,3 +142,8 @@ def delivery_a(job_a, endpoint_a):
 
 def month_of(when: dt.datetime) -> str:
     return f"{when.year:04d}-{when.month:02d}"
+
+
+def pytest_configure(config):
+    # Registered here so `--strict-markers` accepts it (select with `-m browser`).
+    config.addinivalue_line("markers", "browser: drives headless Chromium against live_server")
