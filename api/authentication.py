@@ -15,6 +15,7 @@ from rest_framework import authentication, exceptions
 
 from tenants.keys import hash_secret, parse_key, secret_matches
 from tenants.models import ApiKey, Tenant
+from verification.logcontext import tenant_id_var
 
 _DUMMY_HASH = hash_secret("not-a-real-secret")
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -57,6 +58,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         if not secret_matches(secret, stored) or key is None:
             raise exceptions.AuthenticationFailed("Invalid API key.")
         self._touch(key)
+        tenant_id_var.set(str(key.tenant_id))
         return TenantPrincipal(tenant=key.tenant, key=key), key
 
     def authenticate_header(self, request) -> str:

@@ -8,6 +8,9 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 
+from verification import tracing
+from verification.logcontext import bind
+
 from .errors import problem_response
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -22,7 +25,11 @@ class RequestIdMiddleware:
     def __call__(self, request):
         incoming = request.headers.get("X-Request-Id", "")
         request.request_id = incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
-        response = self.get_response(request)
+        with (
+            bind(request_id=request.request_id, tenant_id="", job_id=""),
+            tracing.span("http.request", method=request.method, path=request.path),
+        ):
+            response = self.get_response(request)
         response["X-Request-Id"] = request.request_id
         return response
 

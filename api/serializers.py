@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from tenants.models import WebhookEndpoint
 from verification.engine.messages import MessagesError, inputs_from_messages
-from verification.modes import ALL_MODES, AVAILABLE_MODES
+from verification.modes import ALL_MODES
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 
@@ -75,14 +75,6 @@ class VerificationRequestSerializer(serializers.Serializer):
     )
     metadata = serializers.DictField(required=False, default=dict)
     wait = serializers.FloatField(required=False, default=0, min_value=0, max_value=30)
-
-    def validate_mode(self, value: str) -> str:
-        if value != "auto" and value not in AVAILABLE_MODES:
-            raise serializers.ValidationError(
-                f"mode '{value}' is not available on this deployment; use one of "
-                f"{', '.join([*AVAILABLE_MODES, 'auto'])}."
-            )
-        return value
 
     def validate_callback_url(self, value: str | None) -> str:
         if not value:

@@ -183,6 +183,11 @@ TRUTHLENS = {
     # Fernet key(s) for secrets at rest; first encrypts, all decrypt (rotation)
     "ENCRYPTION_KEYS": env_list("TRUTHLENS_ENCRYPTION_KEYS", []),
     "PUBLIC_BASE_URL": env_str("TRUTHLENS_PUBLIC_BASE_URL", "http://127.0.0.1:8000"),
+    # Thompson sampling seed; empty = OS entropy (production). Tests set one.
+    "BANDIT_SEED": env_str("TRUTHLENS_BANDIT_SEED", "") or None,
+    # USD per 1M tokens for models litellm has no price for: "model=in:out,model2=in:out"
+    "LLM_PRICES": env_list("TRUTHLENS_LLM_PRICES", []),
+    "LLM_TIMEOUT_SECONDS": env_float("TRUTHLENS_LLM_TIMEOUT_SECONDS", 30, minimum=0.1),
 }
 
 from workers.celeryconfig import *  # noqa: E402,F403 - Celery settings live in their own module
@@ -190,14 +195,30 @@ from workers.celeryconfig import *  # noqa: E402,F403 - Celery settings live in 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {
+        "context": {"()": "verification.logcontext.ContextFilter"},
+        "redact": {"()": "verification.logcontext.RedactFilter"},
+    },
     "formatters": {
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
-            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s "
+            "%(request_id)s %(tenant_id)s %(job_id)s",
+        },
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": env_str("LOG_FORMAT", "json"),
+            "filters": ["context", "redact"] if env_bool("LOG_REDACT", True) else ["context"],
         }
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = TRUTHLENS["MAX_BODY_BYTES"]
+
+# Production: /metrics requires this bearer token when set (or restrict it by network policy).
+METRICS_TOKEN = env_str("TRUTHLENS_METRICS_TOKEN", "")
+TRACING_EXPORTER = env_str("TRUTHLENS_TRACING", "")  # "", "console" or "otlp"

@@ -3,12 +3,13 @@ from django.urls import include, path
 
 from api.errors import problem_response
 from api.views.health import healthz, readyz
+from api.views.metrics import metrics
 
 urlpatterns = [
     path("v1/", include("api.urls")),
     path("healthz", healthz),
     path("readyz", readyz),
-    path("", include("django_prometheus.urls")),
+    path("metrics", metrics, name="prometheus-django-metrics"),
     path("dashboard/", include("dashboard.urls")),
     path("admin/", admin.site.urls),
 ]

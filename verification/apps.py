@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class VerificationConfig(AppConfig):
     name = "verification"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.conf import settings
+
+        from . import metrics, tracing
+
+        tracing.configure(settings.TRACING_EXPORTER)
+        metrics.register_queue_depth(settings.CELERY_BROKER_URL)

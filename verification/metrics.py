@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 DETECTIONS = Counter(
     "truthlens_detections_total", "Finished verifications", ["decision", "mode", "detected"]
@@ -30,3 +30,68 @@ def observe_job(job) -> None:
     ITERATIONS.observe(job.iterations)
     for operation, ms in (job.latency_ms or {}).items():
         LATENCY.labels(mode=job.mode, operation=operation).observe(ms / 1000)
+
+
+DETECT_BATCH = Histogram(
+    "truthlens_detector_batch_size",
+    "Jobs per detection micro-batch",
+    buckets=(1, 2, 4, 8, 16, 32, 64),
+)
+TASK_SECONDS = Histogram(
+    "truthlens_task_duration_seconds",
+    "Celery task run time",
+    ["task"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300),
+)
+TASK_FAILURES = Counter("truthlens_task_failures_total", "Celery task failures", ["task"])
+TASK_RETRIES = Counter("truthlens_task_retries_total", "Celery task retries", ["task"])
+QUEUES = ("detect", "mitigate", "webhooks", "maintenance")
+
+
+class QueueDepthCollector:
+    """`truthlens_queue_depth{queue}`: messages waiting in each broker queue, read at scrape."""
+
+    def __init__(self, redis_url: str):
+        self.redis_url = redis_url
+
+    def collect(self):
+        import redis
+        from prometheus_client.core import GaugeMetricFamily
+
+        family = GaugeMetricFamily("truthlens_queue_depth", "Messages waiting", labels=["queue"])
+        try:
+            client = redis.Redis.from_url(
+                self.redis_url, socket_connect_timeout=1, socket_timeout=1
+            )
+            for queue in QUEUES:
+                family.add_metric([queue], client.llen(queue))
+        except redis.RedisError:
+            return
+        yield family
+
+
+def gpu_memory_bytes() -> float:
+    try:
+        import torch
+
+        return float(torch.cuda.memory_allocated()) if torch.cuda.is_available() else 0.0
+    except Exception:  # noqa: BLE001 - metrics never break a task
+        return 0.0
+
+
+GPU_MEMORY = Gauge(
+    "truthlens_gpu_memory_bytes", "CUDA memory allocated by the detector", multiprocess_mode="max"
+)
+
+
+_queue_depth_registered = False
+
+
+def register_queue_depth(broker_url: str) -> None:
+    """Expose queue depth from the default registry (once per process)."""
+    global _queue_depth_registered
+    if not _queue_depth_registered:
+        from prometheus_client import REGISTRY
+
+        REGISTRY.register(QueueDepthCollector(broker_url))
+        _queue_depth_registered = True

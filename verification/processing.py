@@ -1,7 +1,9 @@
-"""Running detection for claimed jobs: policy → engine → lightweight mitigation → storage.
+"""Running detection for claimed jobs: policy → engine → mode → storage.
 
 This is the glue between Django rows and the pure engine; the Celery task
-only claims jobs and hands them here.
+only claims jobs and hands them here. Lightweight jobs, jobs with nothing
+to fix and no-LLM repairs finish in the detect stage; standard and premium
+jobs with an LLM configured move to the `mitigate` queue.
 """
 
 from __future__ import annotations
@@ -13,12 +15,19 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from tenants.models import LLMSettings
+
+from . import metrics
 from .actions.complete import Outcome, complete_job, fail_job
+from .actions.stages import hand_to_mitigation
+from .detections import result_to_dict
 from .engine import DetectionConfig, DetectionInput, DetectionResult, verify_batch
 from .engine.detectors.registry import load_detector
+from .engine.mitigation.lightweight import warning_text
+from .engine.mitigation.repair import repair
 from .engine.policy import PolicyDocument, Resolved, resolve
 from .engine.query_types import classify_query
-from .mitigation import lightweight_warning
+from .logcontext import bind
 from .models import VerificationJob
 from .modes import choose_mode
 from .policies import policy_for
@@ -27,7 +36,9 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class _Planned:
+class Plan:
+    """Everything decided about a job before detection runs."""
+
     job: VerificationJob
     attempt: int
     item: DetectionInput
@@ -39,8 +50,40 @@ class _Planned:
     mode_source: str
     timings: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def config(self) -> DetectionConfig:
+        return detection_config(self.policy, self.resolved.threshold)
 
-def _plan(job: VerificationJob) -> _Planned:
+
+class KnownTypes:
+    """Hands the pipeline query types that were already computed for policy resolution."""
+
+    def __init__(self, types: dict[str | None, tuple[str, float]]):
+        self.types = types
+
+    def classify_batch(self, queries: list[str | None]) -> list[tuple[str, float]]:
+        return [self.types.get(q) or classify_query(q) for q in queries]
+
+
+def detection_config(policy: PolicyDocument, threshold: float) -> DetectionConfig:
+    return DetectionConfig(
+        threshold=threshold,
+        token_threshold=policy.token_threshold,
+        aggregation=policy.aggregation,
+        skip_query_types=tuple(policy.skip_query_types),
+    )
+
+
+def job_input(job: VerificationJob) -> DetectionInput:
+    return DetectionInput.build(
+        context=list(job.context or []),
+        response=job.response,
+        query=job.query or None,
+        passage_ids=job.passage_ids,
+    )
+
+
+def plan_job(job: VerificationJob) -> Plan:
     policy = policy_for(job.tenant)
     query_type, confidence = classify_query(job.query or "")
     resolved = resolve(
@@ -52,17 +95,13 @@ def _plan(job: VerificationJob) -> _Planned:
     )
     if job.requested_threshold is not None:
         resolved = Resolved(**{**resolved.__dict__, "threshold": job.requested_threshold})
-    choice = choose_mode(job.requested_mode, policy, resolved.mode)
-    item = DetectionInput.build(
-        context=list(job.context or []),
-        response=job.response,
-        query=job.query or None,
-        passage_ids=job.passage_ids,
+    choice = choose_mode(
+        job.requested_mode, policy, resolved.mode, job.tenant, query_type, key=str(job.pk)
     )
-    return _Planned(
+    return Plan(
         job=job,
         attempt=job.attempts,
-        item=item,
+        item=job_input(job),
         policy=policy,
         resolved=resolved,
         query_type=query_type,
@@ -72,71 +111,132 @@ def _plan(job: VerificationJob) -> _Planned:
     )
 
 
-def _config(plan: _Planned) -> DetectionConfig:
-    return DetectionConfig(
-        threshold=plan.resolved.threshold,
-        token_threshold=plan.policy.token_threshold,
-        aggregation=plan.policy.aggregation,
-        skip_query_types=tuple(plan.policy.skip_query_types),
-    )
-
-
 def process_jobs(jobs: list[VerificationJob]) -> None:
-    """Detect, mitigate (lightweight) and store every claimed job; one batch per config."""
-    plans: list[_Planned] = []
+    """Detect every claimed job (one detector call per policy config) and route it on."""
+    plans: list[Plan] = []
     for job in jobs:
         try:
-            plans.append(_plan(job))
+            plans.append(plan_job(job))
         except Exception as exc:  # a bad stored policy must fail this job, not the batch
             log.exception("planning failed for job %s", job.pk)
             fail_job(job.pk, job.attempts, "policy_error", str(exc)[:500])
     detector = load_detector(settings.TRUTHLENS["DETECTOR"])
-    groups: dict[DetectionConfig, list[_Planned]] = defaultdict(list)
+    groups: dict[DetectionConfig, list[Plan]] = defaultdict(list)
     for plan in plans:
-        groups[_config(plan)].append(plan)
+        groups[plan.config].append(plan)
+    metrics.DETECT_BATCH.observe(len(plans))
     for config, members in groups.items():
         _maybe_inject_fault(members)
         started = time.monotonic()
-        known = _KnownTypes(
-            {p.item.query: (p.query_type, p.query_type_confidence) for p in members}
-        )
+        known = KnownTypes({p.item.query: (p.query_type, p.query_type_confidence) for p in members})
         results = verify_batch([p.item for p in members], config, detector, classifier=known)
         detect_ms = int((time.monotonic() - started) * 1000)
         for plan, result in zip(members, results, strict=True):
             plan.timings["detect"] = detect_ms
-            _finish(plan, result)
+            with bind(job_id=plan.job.public_id, tenant_id=str(plan.job.tenant_id)):
+                route(plan, result)
+                log.info(
+                    "detection finished",
+                    extra={"status": result.status, "score": result.score, "ms": detect_ms},
+                )
 
 
-class _KnownTypes:
-    """Hands the pipeline the query types already computed for policy resolution."""
-
-    def __init__(self, types: dict[str | None, tuple[str, float]]):
-        self.types = types
-
-    def classify_batch(self, queries: list[str | None]) -> list[tuple[str, float]]:
-        return [self.types[q] for q in queries]
+def _needs_fixing(plan: Plan, result: DetectionResult) -> bool:
+    return plan.resolved.enabled and result.status == "verified" and bool(result.detected)
 
 
-def _finish(plan: _Planned, result: DetectionResult) -> None:
-    enabled = plan.resolved.enabled
-    warning = lightweight_warning(result, plan.policy.warning_template) if enabled else ""
-    outcome = Outcome(
-        result=result,
-        enabled=enabled,
-        query_type=plan.query_type,
-        query_type_confidence=plan.query_type_confidence,
-        decision=plan.resolved.decision,
-        mode=plan.mode,
-        mode_source=plan.mode_source,
-        final_response=plan.job.response,
-        warning=warning,
-        iterations=0,
-        detect_ms=plan.timings.get("detect", 0),
+def route(plan: Plan, result: DetectionResult) -> None:
+    """Finish now (lightweight, nothing to fix, no-LLM repair) or hand over to mitigation."""
+    if plan.mode in ("standard", "premium") and _needs_fixing(plan, result):
+        has_llm = LLMSettings.objects.filter(tenant_id=plan.job.tenant_id).exists()
+        if has_llm:
+            hand_to_mitigation(plan.job.pk, plan.attempt, plan_fields(plan), result_to_dict(result))
+            return
+        if plan.mode == "standard":
+            _finish_with_repair(plan, result)
+            return
+    _finish(plan, result)
+
+
+def plan_fields(plan: Plan) -> dict:
+    return {
+        "query_type": plan.query_type,
+        "query_type_confidence": plan.query_type_confidence,
+        "decision": plan.resolved.decision,
+        "mode": plan.mode,
+        "mode_source": plan.mode_source,
+        "enabled": plan.resolved.enabled,
+        "threshold": plan.resolved.threshold,
+        "latency_detect": plan.timings.get("detect", 0),
+    }
+
+
+def lightweight_warning(plan: Plan, result: DetectionResult) -> str:
+    if not plan.resolved.enabled:
+        return ""
+    if result.status == "unverifiable":
+        return f"This answer could not be verified: {result.reason}"
+    if result.status != "verified" or not result.detected:
+        return ""
+    return warning_text(plan.policy.warning_template, result, plan.resolved.threshold)
+
+
+def _finish(plan: Plan, result: DetectionResult) -> None:
+    complete_job(
+        plan.job.pk,
+        plan.attempt,
+        Outcome(
+            result=result,
+            enabled=plan.resolved.enabled,
+            query_type=plan.query_type,
+            query_type_confidence=plan.query_type_confidence,
+            decision=plan.resolved.decision,
+            mode=plan.mode,
+            mode_source=plan.mode_source,
+            final_response=plan.job.response,
+            final_score=result.score,
+            warning=lightweight_warning(plan, result),
+            iterations=0,
+            detect_ms=plan.timings.get("detect", 0),
+            cost_weight=plan.policy.cost_weight,
+        ),
     )
-    complete_job(plan.job.pk, plan.attempt, outcome)
 
 
-def _maybe_inject_fault(members: list[_Planned]) -> None:
+def _finish_with_repair(plan: Plan, result: DetectionResult) -> None:
+    """Standard mode without an LLM: edit the answer from its spans, then re-score it."""
+    started = time.monotonic()
+    detector = load_detector(settings.TRUTHLENS["DETECTOR"])
+    known = KnownTypes({plan.item.query: (plan.query_type, plan.query_type_confidence)})
+
+    def redetect(item: DetectionInput) -> DetectionResult:
+        return verify_batch([item], plan.config, detector, classifier=known)[0]
+
+    repaired = repair(plan.item, result, redetect=redetect)
+    complete_job(
+        plan.job.pk,
+        plan.attempt,
+        Outcome(
+            result=result,
+            enabled=True,
+            query_type=plan.query_type,
+            query_type_confidence=plan.query_type_confidence,
+            decision=plan.resolved.decision,
+            mode=plan.mode,
+            mode_source=plan.mode_source,
+            final_response=repaired.final_response,
+            final_score=repaired.final_score,
+            warning=" ".join(w for w in repaired.warnings if w),
+            iterations=len(repaired.changes and [1] or []),
+            detect_ms=plan.timings.get("detect", 0),
+            mitigate_ms=int((time.monotonic() - started) * 1000),
+            mitigation=repaired,
+            cost_weight=plan.policy.cost_weight,
+        ),
+    )
+
+
+def _maybe_inject_fault(members: list[Plan]) -> None:
     """Sleep in a job's first attempt when configured, so tests can kill a worker mid-task."""
     delay = settings.TRUTHLENS["FAULT_DETECT_SLEEP_SECONDS"]
     if delay and any(p.attempt == 1 for p in members):

@@ -14,6 +14,7 @@ from .models import OutboxMessage
 log = logging.getLogger(__name__)
 
 TASK_DETECT = "truthlens.detect"
+TASK_MITIGATE = "truthlens.mitigate"
 TASK_DELIVER_WEBHOOK = "truthlens.deliver_webhook"
 
 

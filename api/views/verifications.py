@@ -5,12 +5,15 @@ from __future__ import annotations
 import django_filters
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 
+from verification import bandit_store
 from verification.actions.create import IdempotencyConflict, NewVerification, create_verification
 from verification.models import Feedback, VerificationJob
 from verification.notify import wait_for
+from verification.policies import policy_for
 from verification.serializers import VerificationSerializer, verification_headers
 
 from ..errors import Conflict
@@ -71,6 +74,7 @@ class VerificationListCreate(TenantScopedView):
         data = VerificationRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
+        _check_against_policy(self.tenant, v)
         key = request.headers.get("Idempotency-Key") or None
         if key is not None and len(key) > 255:
             raise Conflict("Idempotency-Key must be at most 255 characters.")
@@ -109,6 +113,21 @@ class VerificationListCreate(TenantScopedView):
         queryset = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(queryset)
         return self.get_paginated_response(VerificationSerializer(page, many=True).data)
+
+
+def _check_against_policy(tenant, v: dict) -> None:
+    """A requested mode must be one the policy allows; a named decision must exist."""
+    policy = policy_for(tenant)
+    errors = {}
+    if v["mode"] != "auto" and v["mode"] not in policy.allowed_modes:
+        errors["mode"] = [
+            f"mode '{v['mode']}' is not allowed by this tenant's policy "
+            f"(allowed: {', '.join(policy.allowed_modes)})."
+        ]
+    if v.get("decision") and not any(d.name == v["decision"] for d in policy.decisions):
+        errors["decision"] = [f"the policy has no decision named '{v['decision']}'."]
+    if errors:
+        raise ValidationError(errors)
 
 
 def _is_final(job_id) -> bool:
@@ -150,6 +169,7 @@ class VerificationFeedback(VerificationDetail):
             outcome=data.validated_data["outcome"],
             comment=data.validated_data["comment"],
         )
+        bandit_store.apply_feedback(job, feedback.outcome)
         return Response(
             {"id": feedback.pk, "verification": job.public_id, "outcome": feedback.outcome},
             status=status.HTTP_201_CREATED,

@@ -82,11 +82,25 @@ def test_invalid_fields_answer_400_with_the_field_path(client_a, payload, field)
     assert VerificationJob.objects.count() == 0
 
 
-def test_modes_not_yet_available_are_refused_clearly(client_a, eiffel):
-    eiffel["mode"] = "premium"
-    response = client_a.post("/v1/verifications", eiffel, format="json")
+def test_a_mode_the_policy_does_not_allow_is_refused(client_a, tenant_a, eiffel):
+    from tenants.models import Policy
+
+    Policy.objects.create(tenant=tenant_a[0], document={"allowed_modes": ["lightweight"]})
+    response = client_a.post("/v1/verifications", {**eiffel, "mode": "premium"}, format="json")
     assert response.status_code == 400
-    assert "not available" in response.json()["errors"][0]["message"]
+    assert "not allowed" in response.json()["errors"][0]["message"]
+    assert (
+        client_a.post(
+            "/v1/verifications", {**eiffel, "mode": "lightweight"}, format="json"
+        ).status_code
+        == 202
+    )
+
+
+def test_an_unknown_decision_is_refused(client_a, eiffel):
+    response = client_a.post("/v1/verifications", {**eiffel, "decision": "nope"}, format="json")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "decision"
 
 
 def test_malformed_json_is_a_400_problem(client_a):

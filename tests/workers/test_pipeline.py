@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import socket
 
+import httpx
 import pytest
 
 from tests.conftest import client_for
@@ -14,16 +16,26 @@ from verification.webhooks import signing
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def _job(public_id: str) -> VerificationJob:
     return VerificationJob.objects.get(pk=VerificationJob.parse_public_id(public_id))
 
 
-def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, eiffel):
-    # given
-    start_worker()
+def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, eiffel, tmp_path):
+    # given a worker that exports its metrics
+    port = _free_port()
+    (tmp_path / "prom").mkdir()
+    worker = start_worker(
+        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prom"), TRUTHLENS_WORKER_METRICS_PORT=str(port)
+    )
     client = client_for(tenant_a[1])
     # when
-    created = client.post("/v1/verifications", eiffel, format="json")
+    created = client.post("/v1/verifications", eiffel, format="json", HTTP_X_REQUEST_ID="req-e2e-1")
     # then
     assert created.status_code in (200, 202)
     job_id = created.json()["id"]
@@ -38,6 +50,26 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
     assert float(response["X-TruthLens-Score"]) == pytest.approx(body["score"], abs=1e-4)
     assert set(body["latency_ms"]) == {"queue", "detect", "mitigate", "total"}
     assert UsageRecord.objects.filter(job__pk=_job(job_id).pk).count() == 1
+    # and the worker's metrics and JSON logs carry what operators need
+    scraped = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+    assert (
+        'truthlens_detections_total{decision="default",detected="true",mode="lightweight"}'
+        in scraped
+    )
+    assert 'truthlens_task_duration_seconds_count{task="truthlens.detect"}' in scraped
+    assert 'truthlens_queue_depth{queue="detect"}' in scraped
+    assert "truthlens_detector_batch_size_count" in scraped
+
+    def finished_lines() -> list[dict]:
+        lines = [json.loads(ln) for ln in worker.log().splitlines() if ln.startswith("{")]
+        return [rec for rec in lines if rec.get("message") == "detection finished"]
+
+    assert wait_until(lambda: bool(finished_lines()), timeout=10)
+    finished = finished_lines()
+    assert finished and finished[0]["job_id"] == job_id
+    assert finished[0]["request_id"] == "req-e2e-1"
+    assert finished[0]["tenant_id"] == str(tenant_a[0].pk)
+    assert eiffel["response"] not in worker.log()  # answer texts stay out of logs
 
 
 def test_wait_blocks_until_the_job_is_done(start_worker, tenant_a, eiffel):

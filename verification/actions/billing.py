@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from decimal import Decimal
 
-from ..models import UsageRecord, VerificationJob
+from ..models import LLMCallRecord, UsageRecord, VerificationJob
 
 
 def price_for(job: VerificationJob, provider_cost: Decimal) -> Decimal:
+    """Plan price: per verification by mode + per 1k detector tokens + LLM pass-through × markup."""
     plan = job.tenant.plan
     if plan is None:
         return Decimal(0)
@@ -17,14 +19,28 @@ def price_for(job: VerificationJob, provider_cost: Decimal) -> Decimal:
 
 
 def record_usage(job: VerificationJob) -> UsageRecord:
-    """Write the job's usage row; idempotent because the row is one-to-one with the job."""
-    provider_cost = Decimal(0)  # no LLM calls in lightweight mode
+    """Write the job's usage row from its LLM calls; one-to-one with the job, so idempotent."""
+    calls = list(LLMCallRecord.objects.filter(job=job))
+    per_model: dict[str, dict[str, float]] = defaultdict(
+        lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+    )
+    for call in calls:
+        entry = per_model[call.model]
+        entry["calls"] += 1
+        entry["prompt_tokens"] += call.prompt_tokens
+        entry["completion_tokens"] += call.completion_tokens
+        entry["cost_usd"] += float(call.cost_usd)
+    provider_cost = sum((c.cost_usd for c in calls), Decimal(0))
     record, _ = UsageRecord.objects.update_or_create(
         job=job,
         defaults={
             "tenant": job.tenant,
             "mode": job.mode,
             "detector_tokens": job.detector_tokens,
+            "llm_calls": len(calls),
+            "prompt_tokens": sum(c.prompt_tokens for c in calls),
+            "completion_tokens": sum(c.completion_tokens for c in calls),
+            "per_model": dict(per_model),
             "provider_cost_usd": provider_cost,
             "price_usd": price_for(job, provider_cost),
         },

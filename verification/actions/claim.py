@@ -20,7 +20,9 @@ def _lease() -> timedelta:
 def claim(job_id: uuid.UUID | str) -> VerificationJob | None:
     """Take a queued job, or a running one whose lease expired; None when not ours to take."""
     now = timezone.now()
-    claimable = Q(status=JobStatus.QUEUED) | Q(status=JobStatus.RUNNING, lease_expires_at__lt=now)
+    claimable = Q(status=JobStatus.QUEUED) | Q(
+        status=JobStatus.RUNNING, stage="detect", lease_expires_at__lt=now
+    )
     touched = (
         VerificationJob.objects.filter(pk=job_id)
         .filter(claimable)

@@ -9,10 +9,11 @@ from dataclasses import asdict, dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from ..engine.mitigation.result import MitigationResult
 from ..engine.types import DetectionResult
 from ..models import DetectedSpan, JobStatus, VerificationJob
 from ..notify import job_finished
-from . import billing, webhooks
+from . import billing, trajectory, webhooks
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,9 @@ class Outcome:
     iterations: int
     detect_ms: int
     mitigate_ms: int = 0
+    final_score: float | None = None
+    mitigation: MitigationResult | None = None
+    cost_weight: float = 0.1
 
 
 def _ms(delta) -> int:
@@ -75,13 +79,15 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
         job.mode_source = outcome.mode_source
         job.enabled = outcome.enabled
         job.final_response = outcome.final_response
+        job.final_score = outcome.final_score if outcome.final_score is not None else result.score
+        job.stage = "done"
         job.warning = outcome.warning
         job.iterations = outcome.iterations
         job.completed_at = now
         job.lease_expires_at = None
         job.latency_ms = {
             "queue": _ms(job.started_at - job.created_at) if job.started_at else 0,
-            "detect": outcome.detect_ms,
+            "detect": outcome.detect_ms or (job.latency_ms or {}).get("detect", 0),
             "mitigate": outcome.mitigate_ms,
             "total": _ms(now - job.created_at),
         }
@@ -104,10 +110,26 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
                 for s in result.spans
             ]
         )
+        cost = 0.0
+        if outcome.mitigation is not None:
+            cost = trajectory.store(job, outcome.mitigation)
         billing.record_usage(job)
+        _reward_mode(job, outcome, cost)
         deliveries = webhooks.create_deliveries(job, "verification.completed")
         transaction.on_commit(lambda: _after_commit(job, deliveries))
     return True
+
+
+def _reward_mode(job: VerificationJob, outcome: Outcome, cost_usd: float) -> None:
+    """Feed the bandit (DESIGN §6): verified means the final answer scored under the threshold."""
+    if job.verification_status != "verified" or not job.mode:
+        return
+    from .. import bandit_store
+
+    final = job.final_score if job.final_score is not None else 1.0
+    verified = final < (job.threshold if job.threshold is not None else 0.5)
+    job.bandit_reward = bandit_store.record_outcome(job, verified, cost_usd, outcome.cost_weight)
+    VerificationJob.objects.filter(pk=job.pk).update(bandit_reward=job.bandit_reward)
 
 
 def fail_job(job_id: uuid.UUID, attempt: int | None, code: str, message: str) -> bool:

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models import JobStatus, OutboxMessage, VerificationJob
-from ..queueing import TASK_DETECT, publish_outbox
+from ..queueing import TASK_DETECT, TASK_MITIGATE, publish_outbox
 from .complete import fail_job
 
 log = logging.getLogger(__name__)
@@ -27,9 +27,10 @@ def relay_outbox(limit: int = 500) -> int:
     return sum(1 for pk in ids if publish_outbox(pk))
 
 
-def _requeue(job_id, reason: str) -> None:
+def _requeue(job_id, reason: str, stage: str = "detect") -> None:
+    task, queue = (TASK_DETECT, "detect") if stage == "detect" else (TASK_MITIGATE, "mitigate")
     with transaction.atomic():
-        message = OutboxMessage.objects.create(job_id=job_id, task=TASK_DETECT, queue="detect")
+        message = OutboxMessage.objects.create(job_id=job_id, task=task, queue=queue)
         transaction.on_commit(lambda: publish_outbox(message.pk))
     log.warning("re-enqueued job %s: %s", job_id, reason)
 
@@ -45,15 +46,15 @@ def sweep_stuck_jobs(limit: int = 500) -> dict[str, int]:
     counts = {"expired": 0, "stale_queued": 0, "failed": 0}
     expired = VerificationJob.objects.filter(
         status=JobStatus.RUNNING, lease_expires_at__lt=now
-    ).values_list("pk", "attempts")[:limit]
-    for job_id, attempts in expired:
+    ).values_list("pk", "attempts", "stage")[:limit]
+    for job_id, attempts, stage in expired:
         if attempts >= conf["MAX_JOB_ATTEMPTS"]:
             if fail_job(
                 job_id, attempts, "too_many_attempts", f"gave up after {attempts} attempts"
             ):
                 counts["failed"] += 1
             continue
-        _requeue(job_id, "lease expired")
+        _requeue(job_id, "lease expired", stage)
         counts["expired"] += 1
     stale_before = now - timedelta(seconds=conf["JOB_LEASE_SECONDS"])
     stale = VerificationJob.objects.filter(

@@ -37,8 +37,7 @@ class CitationPolicy:
 def parse_marker(body: str, known: set[str] | frozenset[str] = frozenset()) -> list[str] | None:
     """Ids inside one marker, or None when the bracket is not a citation ("[sic]", "[edit]").
 
-    A part is an id when it names a known passage, or looks like one: short,
-    and containing a digit ("1", "doc-3", "Source 2"). An id written with a
+    A part is an id when it names a known passage, or looks like one (`_id_like`). An id written with a
     prefix ("Source 2") is reduced to the known id it names ("2") when one matches.
     """
     ids = []
@@ -50,10 +49,22 @@ def parse_marker(body: str, known: set[str] | frozenset[str] = frozenset()) -> l
             ids.append(part)
             continue
         m = _ID_RE.match(part)
-        if m is None or not any(c.isdigit() for c in part):
+        if m is None or not _id_like(part, known):
             return None
         ids.append(m.group(1) if m.group(1) in known else part)
     return ids or None
+
+
+def _id_like(part: str, known: set[str] | frozenset[str]) -> bool:
+    """Digits ("2", "Source 2"), an id-style separator ("doc-c"), or the shape of a
+    known id ("docC" when "docA" exists); plain words ("sic", "edit") are not ids."""
+    if any(c.isdigit() for c in part):
+        return True
+    if " " in part:
+        return False
+    if any(c in part for c in "-_:."):
+        return True
+    return any(len(k) >= 4 and k[:3].casefold() == part[:3].casefold() for k in known)
 
 
 def citation_markers(

@@ -60,7 +60,13 @@ def explain_spans(
             number_conflict(span.text, evidence.text)
             or date_conflict(span.text, evidence.text)
             or unit_conflict(window, evidence.text)
-            or negation_conflict(sentence.text, evidence.text, rest_overlap)
+            # Polarity concerns the whole claim, span included ("was gold" vs
+            # "was not painted gold"), so it is gated on the full sentence's overlap.
+            or negation_conflict(
+                sentence.text,
+                evidence.text,
+                index.recall(content_keys(sentence.text), evidence_keys),
+            )
             or entity_conflict(
                 (span.start - sentence.start, span.end - sentence.start),
                 sentence.text,

@@ -1,4 +1,5 @@
 from .jobs import DetectedSpan, Feedback, JobStatus, VerificationJob
+from .mitigation import LLMCallRecord, MitigationStep, ModeArm
 from .outbox import OutboxMessage
 from .usage import UsageRecord
 from .webhooks import WebhookAttempt, WebhookDelivery
@@ -7,6 +8,9 @@ __all__ = [
     "DetectedSpan",
     "Feedback",
     "JobStatus",
+    "LLMCallRecord",
+    "MitigationStep",
+    "ModeArm",
     "OutboxMessage",
     "UsageRecord",
     "VerificationJob",

@@ -57,6 +57,7 @@ class VerificationJob(models.Model):
     reason = models.TextField(blank=True, default="")
     score = models.FloatField(null=True, blank=True)
     model_score = models.FloatField(null=True, blank=True)
+    final_score = models.FloatField(null=True, blank=True, help_text="score of final_response")
     threshold = models.FloatField(null=True, blank=True)
     detected = models.BooleanField(null=True, blank=True)
     risk_level = models.CharField(max_length=16, blank=True, default="")
@@ -77,6 +78,13 @@ class VerificationJob(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # "detect" until detection is stored; "mitigate" while waiting for or running mitigation.
+    stage = models.CharField(max_length=16, default="detect")
+    detection = models.JSONField(
+        null=True, blank=True, help_text="detection of the original answer"
+    )
+    bandit_reward = models.FloatField(null=True, blank=True)
+    feedback_applied = models.BooleanField(default=False)
     latency_ms = models.JSONField(default=dict, blank=True)
 
     class Meta:

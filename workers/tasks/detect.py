@@ -8,6 +8,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from verification import metrics, tracing
 from verification.actions.claim import claim, claim_more
 from verification.processing import process_jobs
 
@@ -30,4 +31,6 @@ def detect(job_id: str) -> None:
     if job is None:
         return
     batch = [job] + claim_more(settings.TRUTHLENS["DETECT_BATCH_SIZE"] - 1, exclude=job.pk)
-    process_jobs(batch)
+    with tracing.continued(detect.request, "detect", batch_size=len(batch)):
+        process_jobs(batch)
+    metrics.GPU_MEMORY.set(metrics.gpu_memory_bytes())

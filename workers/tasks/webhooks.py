@@ -5,6 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from verification import tracing
 from verification.actions.webhooks import attempt_delivery
 
 
@@ -19,4 +20,5 @@ from verification.actions.webhooks import attempt_delivery
 )
 def deliver_webhook(delivery_id: int) -> str | None:
     """One attempt; failures are rescheduled in the row (next_attempt_at), not via Celery retry."""
-    return attempt_delivery(delivery_id)
+    with tracing.continued(deliver_webhook.request, "webhook", delivery_id=delivery_id):
+        return attempt_delivery(delivery_id)

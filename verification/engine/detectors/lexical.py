@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..citations import citation_markers
+from ..sentences import split_sentences
 from ..types import Coverage, DetectionInput, TokenPrediction, TokenProb
-from ..words import MONTHS, STOPWORDS, Word, tokenize
+from ..words import MONTHS, STOPWORDS, Word, is_content, tokenize
 
 NEGATIONS = frozenset({"not", "no", "never", "none", "neither", "nor", "nothing", "nobody"})
 
@@ -31,6 +32,10 @@ class LexicalWeights:
     absent_number: float = 0.95
     absent_negation: float = 0.6
     absent_cjk: float = 0.7
+    #: How far a grounded sentence pulls an absent word down: an unknown word in
+    #: an otherwise grounded sentence is more often a paraphrase than a fabrication.
+    #: Numbers are exempt (a paraphrase keeps its numbers).
+    sentence_support: float = 0.35  # tuned on begin/dev + faithdial_audit (tuning sets)
 
 
 class LexicalDetector:
@@ -54,16 +59,15 @@ class LexicalDetector:
         answer_words = tokenize(item.response)
         # "[1]" is a citation, not a claim: citations are checked by their own rules.
         markers = [(s, e) for s, e, _ in citation_markers(item.response)]
-        tokens = [
-            TokenProb(
-                w.start,
-                w.end,
-                self.weights.symbol
-                if any(s <= w.start and w.end <= e for s, e in markers)
-                else self._prob(w, i, answer_words, keys, surfaces),
-            )
+        probs = [
+            self.weights.symbol
+            if any(s <= w.start and w.end <= e for s, e in markers)
+            else self._prob(w, i, answer_words, keys, surfaces)
             for i, w in enumerate(answer_words)
         ]
+        if self.weights.sentence_support > 0:
+            probs = self._discount_grounded_sentences(item.response, answer_words, probs)
+        tokens = [TokenProb(w.start, w.end, p) for w, p in zip(answer_words, probs, strict=True)]
         context_chars = sum(len(p) for p in item.context)
         coverage = Coverage(
             context_chars_given=context_chars,
@@ -79,6 +83,27 @@ class LexicalDetector:
             coverage=coverage,
             detector_tokens=len(context_words) + len(answer_words),
         )
+
+    def _discount_grounded_sentences(
+        self, response: str, words: list[Word], probs: list[float]
+    ) -> list[float]:
+        """Scale absent-word probabilities by how grounded the rest of their sentence is."""
+        wt = self.weights
+        out = list(probs)
+        for sentence in split_sentences(response):
+            idx = [
+                i
+                for i, w in enumerate(words)
+                if sentence.start <= w.start < sentence.end and is_content(w)
+            ]
+            if len(idx) < 2:
+                continue
+            absent = [i for i in idx if probs[i] > 0.5]
+            grounded_share = 1.0 - len(absent) / len(idx)
+            for i in absent:
+                if words[i].kind != "number" and words[i].surface.casefold() not in MONTHS:
+                    out[i] = probs[i] * (1.0 - wt.sentence_support * grounded_share)
+        return out
 
     def _prob(
         self, w: Word, index: int, words: list[Word], keys: set[str], surfaces: set[str]

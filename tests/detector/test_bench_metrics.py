@@ -1,0 +1,51 @@
+"""Benchmark metrics on hand-made cases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bench.metrics import char_span_prf, example_metrics, merge_intervals
+from bench.overlap_baseline import unsupported_spans
+from verification.engine.types import DetectionInput
+
+
+def test_exact_span_match_is_perfect():
+    prf = char_span_prf([[(0, 10)]], [[(0, 10)]])
+    assert (prf.precision, prf.recall, prf.f1) == (1.0, 1.0, 1.0)
+
+
+def test_partial_overlap_is_micro_averaged_over_examples():
+    # example 1: predicted 0-10, gold 5-15 -> 5 overlapping chars
+    # example 2: predicted nothing, gold 0-10 -> 10 missed chars
+    prf = char_span_prf([[(0, 10)], []], [[(5, 15)], [(0, 10)]])
+    assert prf.precision == pytest.approx(5 / 10)
+    assert prf.recall == pytest.approx(5 / 20)
+    assert prf.f1 == pytest.approx(2 * 0.5 * 0.25 / 0.75)
+
+
+def test_overlapping_gold_spans_from_two_annotators_count_once():
+    assert merge_intervals([(0, 5), (3, 8), (10, 12)]) == [(0, 8), (10, 12)]
+    prf = char_span_prf([[(0, 8)]], [[(0, 5), (3, 8)]])
+    assert (prf.precision, prf.recall) == (1.0, 1.0)
+
+
+def test_no_predictions_and_no_gold_give_zero_not_error():
+    prf = char_span_prf([[]], [[]])
+    assert (prf.precision, prf.recall, prf.f1) == (0.0, 0.0, 0.0)
+
+
+def test_example_metrics_confusion_and_balanced_accuracy():
+    m = example_metrics([1, 1, 0, 0], [0.9, 0.2, 0.7, 0.1], threshold=0.5)
+    assert (m.tp, m.fn, m.fp, m.tn) == (1, 1, 1, 1)
+    assert m.balanced_accuracy == 0.5
+    assert m.auroc == pytest.approx(0.75)
+    assert math.isnan(example_metrics([1, 1], [0.3, 0.4], 0.5).auroc)
+
+
+def test_overlap_baseline_flags_words_missing_from_context():
+    item = DetectionInput.build(["The tower is in Paris."], "The tower is in Berlin and Rome.")
+    fraction, spans = unsupported_spans(item)
+    assert fraction == pytest.approx(2 / 3)  # content words: tower, berlin, rome
+    assert [item.response[s:e] for s, e in spans] == ["Berlin and Rome"]

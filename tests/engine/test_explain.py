@@ -1,0 +1,94 @@
+import pytest
+
+from verification.engine.explain import explain_spans
+from verification.engine.types import DetectionInput, Span
+
+
+def flag(context, response, fragment, encoder=None):
+    start = response.index(fragment)
+    span = Span(start, start + len(fragment), fragment, 0.9)
+    return explain_spans(DetectionInput.build(context, response), [span], encoder)
+
+
+def test_a_wrong_year_is_a_contradiction_with_its_evidence(eiffel):
+    [span] = flag(eiffel, "The Eiffel Tower was built in 1950.", "1950")
+    assert span.label == "contradiction"
+    assert "1950" in span.reason and "1889" in span.reason
+    assert span.evidence is not None and "1887 to 1889" in span.evidence.text
+
+
+def test_a_wrong_month_is_a_date_contradiction(eiffel):
+    [span] = flag(eiffel, "It opened to the public in May 1889.", "May")
+    assert span.label == "contradiction" and "March" in span.reason
+
+
+def test_a_wrong_unit_is_a_contradiction(eiffel):
+    [span] = flag(eiffel, "It is 330 feet tall.", "feet")
+    assert span.label == "contradiction" and "unit" in span.reason
+
+
+def test_a_wrong_quantity_is_a_contradiction():
+    [span] = flag(["The company has 250 employees."], "The company has 400 employees.", "400")
+    assert span.label == "contradiction"
+
+
+def test_a_negation_flip_is_a_contradiction(eiffel):
+    [span] = flag(eiffel, "The tower was painted gold.", "painted gold")
+    assert span.label == "contradiction" and "negation" in span.reason
+
+
+def test_a_different_name_in_the_same_slot_is_a_contradiction(eiffel):
+    [span] = flag(eiffel, "It opened to the public in March 1889 in Lyon.", "Lyon")
+    assert span.label == "unsupported"  # the context names no other city in that sentence
+    [span] = flag(eiffel, "The company of Gustave Dumas designed it.", "Dumas")
+    assert span.label == "contradiction" and "Eiffel" in span.reason
+
+
+def test_verbatim_content_is_dropped_as_entailed(eiffel):
+    assert flag(eiffel, "It is 330 metres tall.", "330 metres tall") == []
+    assert flag(eiffel, "Gustave Eiffel's company designed it.", "designed") == []
+
+
+def test_content_absent_from_the_context_is_unsupported_with_a_reason(eiffel):
+    [span] = flag(eiffel, "The tower is made of chocolate.", "chocolate")
+    assert span.label == "unsupported" and "chocolate" in span.reason
+
+
+def test_evidence_offsets_point_into_their_passage_and_span_offsets_into_the_answer(eiffel):
+    response = "Built in 1950, it is tall."
+    [span] = flag(eiffel, response, "1950")
+    ev = span.evidence
+    assert ev is not None
+    assert eiffel[ev.passage_index][ev.start : ev.end] == ev.text
+    assert response[span.start : span.end] == "1950"
+    assert 0.0 <= ev.similarity <= 1.0
+
+
+def test_evidence_is_found_in_the_right_passage(eiffel):
+    [span] = flag(eiffel, "It opened to the public in June 1889.", "June")
+    assert span.evidence is not None and span.evidence.passage_index == 1
+
+
+def test_empty_span_list_needs_no_context():
+    assert explain_spans(DetectionInput.build([], "x"), []) == []
+
+
+def test_no_context_leaves_a_span_unsupported_without_evidence():
+    [span] = flag([], "Paris is big.", "Paris")
+    assert span.label == "unsupported" and span.evidence is None
+
+
+@pytest.mark.slow
+def test_embeddings_rescue_a_paraphrase_with_few_shared_words(encoder):
+    context = [
+        "Quarterly revenue rose sharply. The firm's headcount grew to 250 people. "
+        "Its headquarters moved to Denver."
+    ]
+    [span] = flag(context, "The staff grew to 400 people.", "400", encoder)
+    assert span.label == "contradiction"
+    assert span.evidence is not None and "headcount" in span.evidence.text
+
+
+def test_affirming_what_the_context_negates_is_a_contradiction_even_when_words_match(eiffel):
+    [span] = flag(eiffel, "The tower was gold.", "gold")
+    assert span.label == "contradiction" and "negation" in span.reason

@@ -1,0 +1,183 @@
+import dataclasses
+
+import pytest
+
+from verification.engine import (
+    DetectionConfig,
+    DetectionInput,
+    LexicalDetector,
+    verify,
+    verify_batch,
+)
+from verification.engine.query_types import QueryTypeClassifier
+from verification.engine.types import Coverage
+
+RULES_ONLY = QueryTypeClassifier(encoder=None)  # fast and deterministic for pipeline tests
+CONFIG = DetectionConfig(explain_embeddings=False)
+
+
+def run(item, detector=None, config=CONFIG):
+    return verify(item, config, detector or LexicalDetector(), classifier=RULES_ONLY)
+
+
+def test_a_grounded_answer_is_verified_and_not_detected(eiffel):
+    # given an answer that only restates the context
+    item = DetectionInput.build(eiffel, "It is 330 metres tall.", "How tall is the tower?")
+    # when
+    result = run(item)
+    # then
+    assert result.status == "verified"
+    assert result.detected is False and result.risk_level == "low"
+    assert result.score == result.model_score == 0.0
+    assert result.detector == "lexical" and result.threshold == 0.5
+    assert result.coverage.language == "en" and result.detector_tokens > 0
+
+
+def test_a_wrong_date_is_detected_as_a_contradiction(eiffel):
+    item = DetectionInput.build(eiffel, "The tower was built in 1950.", "When was it built?")
+    result = run(item)
+    assert result.status == "verified" and result.detected is True
+    assert result.risk_level == "high" and result.query_type == "factual_qa"
+    [span] = result.spans
+    assert span.text == "1950" and span.label == "contradiction" and span.reason
+    assert item.response[span.start : span.end] == "1950"
+
+
+def test_non_factual_queries_are_skipped_by_policy(eiffel):
+    detector = LexicalDetector()
+    result = run(DetectionInput.build(eiffel, "Iron lady", "Write a poem about it"), detector)
+    assert result.status == "skipped" and result.query_type == "creative"
+    assert result.score is None and result.detected is None and "creative" in result.reason
+    kept = dataclasses.replace(CONFIG, skip_query_types=())
+    assert run(DetectionInput.build(eiffel, "Iron lady", "Write a poem"), config=kept).status == (
+        "verified"
+    )
+
+
+@pytest.mark.parametrize("context", [None, [], "", ["  ", ""]])
+def test_missing_context_is_unverifiable_never_a_pass(context):
+    result = run(DetectionInput.build(context, "Paris is the capital.", "What is the capital?"))
+    assert result.status == "unverifiable" and result.detected is None and result.score is None
+    assert "context" in result.reason
+
+
+def test_an_answer_in_an_unsupported_language_is_unverifiable(eiffel):
+    answer = "Der Eiffelturm wurde 1889 fertiggestellt und steht in Paris."
+    result = run(DetectionInput.build(eiffel, answer, "When?"))
+    assert result.status == "unverifiable" and "'de'" in result.reason
+    assert result.coverage.language == "de" and not result.coverage.language_supported
+
+
+def test_a_cut_context_turns_a_would_be_pass_into_unverifiable(eiffel):
+    config = dataclasses.replace(CONFIG, max_context_chars=60)
+    result = run(
+        DetectionInput.build(eiffel, "The tower was built in 1887.", "When?"), config=config
+    )
+    assert result.status == "unverifiable" and "truncated" in result.reason
+    assert result.coverage.context_truncated
+    assert result.coverage.context_chars_checked == 60
+    assert result.coverage.context_chars_given == sum(map(len, eiffel))
+
+
+def test_a_cut_input_still_reports_a_detected_hallucination(eiffel):
+    config = dataclasses.replace(CONFIG, max_context_chars=60)
+    result = run(DetectionInput.build(eiffel, "It was built in 1950.", "When?"), config=config)
+    assert result.status == "verified" and result.detected is True
+
+
+def test_detector_reported_answer_truncation_is_not_a_silent_pass(eiffel, scripted):
+    detector = scripted(
+        coverage=Coverage(
+            answer_tokens_given=900, answer_tokens_checked=512, answer_truncated=True, windows=2
+        )
+    )
+    result = run(DetectionInput.build(eiffel, "It is tall.", "How tall?"), detector)
+    assert result.status == "unverifiable" and "answer" in result.reason
+
+
+def test_verify_batch_calls_the_detector_once_for_all_checkable_items(eiffel, scripted):
+    detector = scripted(probs={"1950": 0.97})
+    items = [
+        DetectionInput.build(eiffel, "It was built in 1950.", "When was it built?"),
+        DetectionInput.build(eiffel, "Roses are red", "Write a poem"),
+        DetectionInput.build([], "No context here.", "Where?"),
+        DetectionInput.build(eiffel, "It is 330 metres tall.", "How tall is it?"),
+    ]
+    results = verify_batch(items, CONFIG, detector, classifier=RULES_ONLY)
+    assert detector.calls == [2]
+    assert [r.status for r in results] == ["verified", "skipped", "unverifiable", "verified"]
+    assert results[0].detected is True and results[3].detected is False
+    assert results[0].score == pytest.approx(0.97)
+
+
+def test_entailed_spans_are_dropped_and_no_longer_count(eiffel, scripted):
+    # the detector flags a phrase that the context states verbatim
+    detector = scripted(probs={"330": 0.8, "metres": 0.8})
+    result = run(DetectionInput.build(eiffel, "It is 330 metres tall.", "How tall?"), detector)
+    assert result.spans == [] and result.detected is False and result.score == 0.0
+    noisy = dataclasses.replace(CONFIG, aggregation="noisy_or")
+    assert (
+        run(
+            DetectionInput.build(eiffel, "It is 330 metres tall.", "How tall?"), detector, noisy
+        ).score
+        == 0.0
+    )
+    unexplained = dataclasses.replace(CONFIG, explain=False)
+    assert run(
+        DetectionInput.build(eiffel, "It is 330 metres tall.", "How tall?"), detector, unexplained
+    ).score == pytest.approx(0.8)
+
+
+def test_noisy_or_aggregation_combines_several_suspicious_tokens(eiffel, scripted):
+    detector = scripted(probs={"copper": 0.6, "silver": 0.6})
+    config = dataclasses.replace(CONFIG, aggregation="noisy_or")
+    result = run(
+        DetectionInput.build(eiffel, "It was copper, then silver.", "Colour?"), detector, config
+    )
+    assert result.model_score == pytest.approx(1 - 0.4 * 0.4)
+    assert run(
+        DetectionInput.build(eiffel, "It was copper, then silver.", "Colour?"), detector
+    ).model_score == pytest.approx(0.6)
+
+
+def test_invalid_citations_raise_the_score_but_model_score_stays_separate(eiffel):
+    answer = "The tower was built from 1887 to 1889 for the World's Fair in Paris [4]."
+    result = run(DetectionInput.build(eiffel, answer, "When was it built?"))
+    assert result.model_score == 0.0
+    assert result.citations is not None and result.citations.invalid == ["4"]
+    assert result.score == pytest.approx(0.5 * 1.0) and result.detected is True
+
+
+def test_cjk_and_emoji_spans_keep_answer_offsets(scripted):
+    detector = scripted(probs={"大": 0.9, "阪": 0.9}, languages=frozenset({"zh", "ja"}))
+    response = "🗼👍🏽 塔在大阪。"
+    result = run(DetectionInput.build(["塔在东京。"], response, None), detector)
+    [span] = result.spans
+    assert span.text == "大阪" and response[span.start : span.end] == "大阪"
+    assert span.evidence is not None and span.evidence.text == "塔在东京。"
+
+
+def test_config_rejects_invalid_values():
+    with pytest.raises(ValueError):
+        DetectionConfig(threshold=1.5)
+    with pytest.raises(ValueError):
+        DetectionConfig(aggregation="mean")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        DetectionConfig(skip_query_types=("poetry",))
+
+
+def test_results_serialise_to_plain_dicts(eiffel):
+    result = run(DetectionInput.build(eiffel, "It was built in 1950.", "When?"))
+    data = result.to_dict()
+    assert data["spans"][0]["evidence"]["passage_index"] == 0
+    assert data["status"] == "verified"
+
+
+def test_default_classifier_and_embeddings_path_works_end_to_end(eiffel, encoder):
+    result = verify(
+        DetectionInput.build(eiffel, "The tower was built in 1950.", "When was the tower built?"),
+        DetectionConfig(),
+        LexicalDetector(),
+    )
+    assert result.query_type == "factual_qa" and result.query_type_confidence > 0.5
+    assert result.detected is True and result.spans[0].label == "contradiction"

@@ -1,0 +1,58 @@
+"""The modes bound to the real detection pipeline (lexical detector: no model, deterministic)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from verification.engine import DetectionConfig, DetectionInput, LexicalDetector
+from verification.engine.mitigation import cross_check, redetector, refine, repair
+
+from .fake_llm import Reply
+
+CONTEXT = ["The Eiffel Tower was completed in 1889 in Paris for the World Fair."]
+WRONG = "The Eiffel Tower was completed in 1950 in Lyon."
+RIGHT = "The Eiffel Tower was completed in 1889 in Paris."
+
+
+@pytest.fixture(scope="module")
+def detect():
+    config = DetectionConfig(classify_queries=False, explain_embeddings=False)
+    return redetector(config, LexicalDetector())
+
+
+def test_repair_fixes_a_year_and_a_place_from_the_evidence(detect):
+    item = DetectionInput.build(CONTEXT, WRONG, "When and where?")
+    initial = detect(item)
+    assert initial.detected and {s.label for s in initial.spans} == {"contradiction"}
+
+    result = repair(item, initial, redetect=detect)
+
+    assert result.final_response == RIGHT
+    assert [(c.before, c.after) for c in result.changes] == [("1950", "1889"), ("Lyon", "Paris")]
+    assert result.converged and result.final_score is not None and result.final_score < 0.5
+
+
+def test_refine_converges_with_the_real_detector(llm, client, model, detect):
+    llm.script(RIGHT)
+    item = DetectionInput.build(CONTEXT, WRONG, "When and where?")
+
+    result = refine(item, detect(item), detect, client, model())
+
+    assert result.converged and result.final_response == RIGHT
+    prompt = llm.requests[0]["messages"][-1]["content"]
+    assert '"1950" - contradiction' in prompt and "the context says" in prompt
+
+
+def test_premium_with_the_real_detector(llm, client, model, detect):
+    verdict = {"claims": [{"id": 1, "action": "replace", "replacement": RIGHT}]}
+    llm.responder = lambda body: Reply(
+        content=json.dumps(verdict) if body["model"] == "judge" else RIGHT
+    )
+    item = DetectionInput.build(CONTEXT, WRONG, "When and where?")
+
+    result = cross_check(item, detect(item), detect, client, [model("verifier-a")], model("judge"))
+
+    assert result.final_response == RIGHT and result.converged
+    assert [c.role for c in result.calls] == ["verify", "judge"]

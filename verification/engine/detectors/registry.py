@@ -1,0 +1,73 @@
+"""`load_detector(spec)`: the one place that turns a detector spec into a loaded model.
+
+Specs:
+    "embedded"              the shipped MiniLM detector (default)
+    "lexical"               the lexical-overlap detector (no model)
+    "hf:/path/to/folder"    a Hugging Face token-classification checkpoint
+    "/path/to/folder"       the same, without the prefix
+
+Loading a model takes seconds and hundreds of MB, so each spec is loaded
+once per process and the same instance is returned afterwards (workers
+call this per job).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from .base import Detector
+
+DEFAULT_SPEC = "embedded"
+
+_cache: dict[str, Detector] = {}
+_lock = threading.Lock()
+
+
+class UnknownDetectorError(ValueError):
+    """The spec names no known detector and no existing model folder."""
+
+
+def _normalise(spec: str) -> str:
+    spec = (spec or DEFAULT_SPEC).strip()
+    if spec in ("embedded", "lexical"):
+        return spec
+    path = spec[3:] if spec.startswith("hf:") else spec
+    return "hf:" + str(Path(path).expanduser().resolve())
+
+
+def _build(key: str) -> Detector:
+    if key == "embedded":
+        from .embedded import EmbeddedDetector
+
+        return EmbeddedDetector()
+    if key == "lexical":
+        # Lives on the engine branch; imported lazily so this module loads without it.
+        from .lexical import LexicalDetector  # type: ignore[import-not-found,unused-ignore]
+
+        detector: Detector = LexicalDetector()
+        return detector
+    path = Path(key[3:])
+    if not path.is_dir():
+        raise UnknownDetectorError(
+            f"unknown detector {key[3:]!r}: expected 'embedded', 'lexical', "
+            "'hf:<folder>' or an existing model folder"
+        )
+    from .transformer import TransformerDetector
+
+    return TransformerDetector(path)
+
+
+def load_detector(spec: str = DEFAULT_SPEC) -> Detector:
+    """The detector for `spec`, loaded on first use and cached for the process."""
+    key = _normalise(spec)
+    with _lock:  # two threads asking at once must not load the model twice
+        if key not in _cache:
+            _cache[key] = _build(key)
+        return _cache[key]
+
+
+def clear_cache() -> None:
+    """Forget loaded detectors (tests; or to free memory after a model update)."""
+    with _lock:
+        _cache.clear()

@@ -1,0 +1,65 @@
+"""Lightweight mode: a warning from the policy template and the response headers; no LLM call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..policy import DEFAULT_WARNING
+from ..types import DetectionInput, DetectionResult, Span
+from .result import Iteration, MitigationResult
+
+MAX_SPANS_IN_WARNING = 5
+
+
+def format_spans(spans: Sequence[Span], limit: int = MAX_SPANS_IN_WARNING) -> str:
+    """`"1950" (contradiction, 0.97); ...` for the template's {spans} field."""
+    shown = [f'"{s.text}" ({s.label}, {s.confidence:.2f})' for s in spans[:limit]]
+    if len(spans) > limit:
+        shown.append(f"and {len(spans) - limit} more")
+    return "; ".join(shown) or "no specific span"
+
+
+def warning_text(template: str, detection: DetectionResult, threshold: float) -> str:
+    """Render the policy's `warning_template` ({score}, {spans}, {threshold})."""
+    score = detection.score if detection.score is not None else 0.0
+    return template.format(score=score, spans=format_spans(detection.spans), threshold=threshold)
+
+
+def lightweight(
+    item: DetectionInput,
+    detection: DetectionResult,
+    threshold: float,
+    template: str = DEFAULT_WARNING,
+) -> MitigationResult:
+    """The answer unchanged plus a warning; the warning is the mitigation."""
+    warning = warning_text(template, detection, threshold)
+    return MitigationResult(
+        mode="lightweight",
+        original_response=item.response,
+        final_response=item.response,
+        final_score=detection.score,
+        converged=False,
+        stop_reason="warned",
+        iterations=[Iteration(0, item.response, detection.score, list(detection.spans))],
+        warnings=[warning],
+        final_spans=list(detection.spans),
+    )
+
+
+def headers(
+    enabled: bool,
+    mode: str,
+    score: float | None,
+    detected: bool | None,
+    iterations: int,
+    latency_ms: float,
+) -> dict[str, str]:
+    """The `X-TruthLens-*` headers every verification response carries (DESIGN §4)."""
+    return {
+        "X-TruthLens-Enabled": "true" if enabled else "false",
+        "X-TruthLens-Mode": mode,
+        "X-TruthLens-Score": "" if score is None else f"{score:.4f}",
+        "X-TruthLens-Detected": "unknown" if detected is None else str(detected).lower(),
+        "X-TruthLens-Iterations": str(iterations),
+        "X-TruthLens-Latency-Ms": str(round(latency_ms)),
+    }

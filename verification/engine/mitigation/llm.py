@@ -1,0 +1,319 @@
+"""LLM access for mitigation: litellm only, with retries, budgets and a cost record per call.
+
+Every provider goes through `litellm.completion`, so a tenant switches model or
+provider by changing a string. Transient failures (429, 5xx, timeouts, lost
+connections) are retried with exponential backoff; other 4xx errors are not,
+because repeating a bad request or a bad key only burns time. Before each call
+the cost is estimated (prompt tokens counted by litellm + `max_tokens` of
+output) and refused with `BudgetExceeded` if it could break the request or the
+tenant's monthly budget: we stop *before* spending, not after.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+# Without this litellm fetches its price map from GitHub at import time; workers are offline.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import litellm  # noqa: E402 - must follow the environment default above
+from tenacity import (  # noqa: E402
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+)
+
+litellm.suppress_debug_info = True  # no "Give Feedback" banners in worker logs
+
+Message = dict[str, Any]
+CostSource = Literal["price_table", "litellm", "unknown"]
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Where and how to call one model. `model` uses litellm names (`openai/gpt-4o-mini`)."""
+
+    model: str
+    api_base: str | None = None
+    api_key: str | None = None
+    timeout_s: float = 30.0
+    max_tokens: int = 512
+    temperature: float = 0.0
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens, for models litellm has no price for (self-hosted, new)."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 3
+    initial_s: float = 0.5
+    max_s: float = 8.0
+
+
+@dataclass
+class LLMCall:
+    """What one logical call cost, successful or not (retries are folded into `attempts`)."""
+
+    model: str
+    role: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    cost_usd: float = 0.0
+    estimated_cost_usd: float = 0.0
+    cost_source: CostSource = "unknown"
+    attempts: int = 0
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    config: ModelConfig
+    messages: list[Message]
+    role: str
+
+
+@dataclass
+class LLMReply:
+    text: str
+    call: LLMCall
+
+
+class LLMError(Exception):
+    """A call failed for good (non-retryable, or retries exhausted); `call` holds its record."""
+
+    def __init__(self, message: str, call: LLMCall) -> None:
+        super().__init__(message)
+        self.call = call
+
+
+class BudgetExceeded(Exception):
+    """Raised before a call whose estimated cost would exceed the remaining budget."""
+
+    def __init__(self, estimate_usd: float, remaining_usd: float, scope: str) -> None:
+        super().__init__(
+            f"estimated ${estimate_usd:.6f} exceeds the remaining {scope} budget "
+            f"${remaining_usd:.6f}"
+        )
+        self.estimate_usd = estimate_usd
+        self.remaining_usd = remaining_usd
+        self.scope = scope
+
+
+class Budget:
+    """Spending limits for one mitigation: per request, and what is left of the month.
+
+    Parallel calls reserve their estimate first, so two threads cannot both
+    squeeze under the limit; `settle` swaps the estimate for the real cost.
+    """
+
+    def __init__(
+        self, per_request_usd: float | None = None, remaining_monthly_usd: float | None = None
+    ) -> None:
+        self.per_request_usd = per_request_usd
+        self.remaining_monthly_usd = remaining_monthly_usd
+        self.spent_usd = 0.0
+        self._reserved = 0.0
+        self._lock = threading.Lock()
+
+    def remaining_usd(self) -> float | None:
+        """The tighter of the two limits minus what is spent or reserved; None if unlimited."""
+        with self._lock:
+            return self._remaining_locked()[0]
+
+    def _remaining_locked(self) -> tuple[float | None, str]:
+        used = self.spent_usd + self._reserved
+        options: list[tuple[float, str]] = []
+        if self.per_request_usd is not None:
+            options.append((self.per_request_usd - used, "per-request"))
+        if self.remaining_monthly_usd is not None:
+            options.append((self.remaining_monthly_usd - used, "monthly"))
+        if not options:
+            return None, ""
+        return min(options)
+
+    def reserve(self, estimate_usd: float) -> None:
+        with self._lock:
+            remaining, scope = self._remaining_locked()
+            if remaining is not None and estimate_usd > remaining:
+                raise BudgetExceeded(estimate_usd, max(remaining, 0.0), scope)
+            self._reserved += estimate_usd
+
+    def settle(self, estimate_usd: float, actual_usd: float) -> None:
+        with self._lock:
+            self._reserved = max(self._reserved - estimate_usd, 0.0)
+            self.spent_usd += actual_usd
+
+
+def is_transient(exc: BaseException) -> bool:
+    """429, 5xx, timeouts and connection errors are worth retrying; other errors are not."""
+    # litellm.Timeout subclasses APIConnectionError and carries status 408: check types first.
+    if isinstance(exc, litellm.Timeout | litellm.APIConnectionError | litellm.RateLimitError):
+        return True
+    if isinstance(exc, litellm.InternalServerError | litellm.ServiceUnavailableError):
+        return True
+    if isinstance(exc, litellm.BadGatewayError):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and status >= 500
+
+
+CompletionFn = Callable[..., Any]
+
+
+class LLMClient:
+    """Calls models through litellm and accounts for every call.
+
+    `prices` maps a model name (with or without its `provider/` prefix) to a
+    `Price`; an entry there wins over litellm's map, because a price the
+    tenant configured (negotiated, self-hosted) is more specific.
+    """
+
+    def __init__(
+        self,
+        prices: Mapping[str, Price] | None = None,
+        retry: RetryPolicy | None = None,
+        max_workers: int = 4,
+        completion: CompletionFn | None = None,
+    ) -> None:
+        self.prices = dict(prices or {})
+        self.retry = retry or RetryPolicy()
+        self.max_workers = max_workers
+        # Injectable for tests only; production always uses litellm.completion.
+        self._completion = completion or litellm.completion
+
+    # -- pricing ---------------------------------------------------------------------------
+
+    def _table_price(self, model: str) -> Price | None:
+        return self.prices.get(model) or self.prices.get(model.split("/", 1)[-1])
+
+    def price_tokens(
+        self, model: str, prompt_tokens: int, completion_tokens: int
+    ) -> tuple[float, CostSource]:
+        """USD for a token count, from the price table, else litellm's map, else unknown (0)."""
+        table = self._table_price(model)
+        if table is not None:
+            cost = prompt_tokens * table.input_per_mtok + completion_tokens * table.output_per_mtok
+            return cost / 1e6, "price_table"
+        try:
+            p, c = litellm.cost_per_token(
+                model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+            )
+            return float(p) + float(c), "litellm"
+        except Exception:  # litellm raises assorted errors for unmapped models
+            return 0.0, "unknown"
+
+    def count_prompt_tokens(self, config: ModelConfig, messages: list[Message]) -> int:
+        # litellm ships its tokenizers; tiktoken.get_encoding would download them.
+        return int(litellm.token_counter(model=config.model, messages=messages))
+
+    def estimate_cost(self, config: ModelConfig, messages: list[Message]) -> float:
+        """Worst case for one call: the whole prompt plus `max_tokens` of output."""
+        prompt = self.count_prompt_tokens(config, messages)
+        cost, _ = self.price_tokens(config.model, prompt, config.max_tokens)
+        return cost
+
+    def _actual_cost(self, config: ModelConfig, response: Any, call: LLMCall) -> None:
+        if self._table_price(config.model) is None:
+            try:
+                call.cost_usd = float(litellm.completion_cost(completion_response=response))
+                call.cost_source = "litellm"
+                return
+            except Exception:  # unmapped model: fall through to the token price
+                pass
+        call.cost_usd, call.cost_source = self.price_tokens(
+            config.model, call.prompt_tokens, call.completion_tokens
+        )
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def complete(
+        self,
+        config: ModelConfig,
+        messages: list[Message],
+        role: str,
+        budget: Budget | None = None,
+    ) -> LLMReply:
+        """One chat completion. Raises `BudgetExceeded` before calling, `LLMError` on failure."""
+        call = LLMCall(model=config.model, role=role)
+        estimate = self.estimate_cost(config, messages)
+        call.estimated_cost_usd = estimate
+        if budget is not None:
+            budget.reserve(estimate)
+
+        def count_attempt(state: RetryCallState) -> None:
+            call.attempts = state.attempt_number
+
+        retrying = Retrying(
+            retry=retry_if_exception(is_transient),
+            wait=wait_exponential(multiplier=self.retry.initial_s, max=self.retry.max_s),
+            stop=stop_after_attempt(self.retry.attempts),
+            before=count_attempt,
+            reraise=True,
+        )
+        kwargs: dict[str, Any] = {
+            "model": config.model,
+            "messages": messages,
+            "timeout": config.timeout_s,
+            "max_tokens": config.max_tokens,
+            "temperature": config.temperature,
+            # tenacity owns retries; the OpenAI SDK's own would multiply them silently.
+            "max_retries": 0,
+            "num_retries": 0,
+        }
+        if config.api_base:
+            kwargs["api_base"] = config.api_base
+        if config.api_key:
+            kwargs["api_key"] = config.api_key
+        started = time.perf_counter()
+        try:
+            response = retrying(self._completion, **kwargs)
+        except Exception as exc:
+            call.latency_ms = (time.perf_counter() - started) * 1000
+            call.error = f"{type(exc).__name__}: {str(exc)[:300]}"
+            if budget is not None:
+                budget.settle(estimate, 0.0)  # failed calls are not billed by providers
+            raise LLMError(call.error, call) from exc
+        call.latency_ms = (time.perf_counter() - started) * 1000
+        usage = getattr(response, "usage", None)
+        call.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        call.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        self._actual_cost(config, response, call)
+        if budget is not None:
+            budget.settle(estimate, call.cost_usd)
+        text = response.choices[0].message.content or ""
+        return LLMReply(text=text, call=call)
+
+    def complete_many(
+        self, requests: Sequence[LLMRequest], budget: Budget | None = None
+    ) -> list[LLMReply | LLMError | BudgetExceeded]:
+        """Run independent calls in parallel; each slot holds its reply or its error, in order."""
+
+        def one(req: LLMRequest) -> LLMReply | LLMError | BudgetExceeded:
+            try:
+                return self.complete(req.config, req.messages, req.role, budget)
+            except (LLMError, BudgetExceeded) as exc:
+                return exc
+
+        if not requests:
+            return []
+        workers = max(1, min(self.max_workers, len(requests)))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
+            return list(pool.map(one, requests))

@@ -1,0 +1,153 @@
+"""The mitigate stage: self-refine (standard) or cross-model verification (premium).
+
+Runs on the `mitigate` queue (I/O bound: LLM calls through litellm). The
+worker loads the detector once per process for re-detection after each round.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from decimal import Decimal
+
+from django.conf import settings
+from django.db.models import Sum
+from django.utils import timezone
+
+from tenants.models import LLMSettings
+
+from .actions.complete import Outcome, complete_job
+from .detections import result_from_dict
+from .engine.detectors.registry import load_detector
+from .engine.mitigation import (
+    Budget,
+    LLMClient,
+    MitigationResult,
+    ModelConfig,
+    PremiumSettings,
+    Price,
+    RefineSettings,
+    cross_check,
+    redetector,
+    refine,
+)
+from .engine.policy import PolicyDocument
+from .models import LLMCallRecord, VerificationJob
+from .policies import policy_for
+from .processing import KnownTypes, detection_config, job_input
+
+log = logging.getLogger(__name__)
+
+
+def _prices(llm: LLMSettings) -> dict[str, Price]:
+    table: dict[str, Price] = {}
+    for entry in settings.TRUTHLENS["LLM_PRICES"]:  # "model=in:out" (USD per 1M tokens)
+        model, _, pair = entry.partition("=")
+        p_in, _, p_out = pair.partition(":")
+        table[model] = Price(float(p_in), float(p_out))
+    for model, price in (llm.price_table or {}).items():
+        table[model] = Price(float(price.get("input", 0)), float(price.get("output", 0)))
+    return table
+
+
+def _model(llm: LLMSettings, name: str) -> ModelConfig:
+    return ModelConfig(
+        model=name,
+        api_base=llm.api_base or None,
+        api_key=llm.api_key or None,
+        timeout_s=llm.timeout_seconds,
+    )
+
+
+def _budget(job: VerificationJob, policy: PolicyDocument) -> Budget:
+    remaining = None
+    if policy.budgets.monthly_usd is not None:
+        start = timezone.now().replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        spent = LLMCallRecord.objects.filter(
+            tenant_id=job.tenant_id, created_at__gte=start
+        ).aggregate(total=Sum("cost_usd"))["total"] or Decimal(0)
+        remaining = max(0.0, policy.budgets.monthly_usd - float(spent))
+    return Budget(per_request_usd=policy.budgets.per_request_usd, remaining_monthly_usd=remaining)
+
+
+def mitigate(job: VerificationJob) -> MitigationResult:
+    """Run the job's mode against its stored detection; never raises on LLM trouble."""
+    policy = policy_for(job.tenant)
+    llm = LLMSettings.objects.get(tenant_id=job.tenant_id)
+    initial = result_from_dict(job.detection or {})
+    item = job_input(job)
+    config = detection_config(
+        policy, job.threshold if job.threshold is not None else policy.threshold
+    )
+    known = KnownTypes({item.query: (job.query_type, job.query_type_confidence or 0.0)})
+    redetect = redetector(config, load_detector(settings.TRUTHLENS["DETECTOR"]), classifier=known)
+    client = LLMClient(prices=_prices(llm))
+    budget = _budget(job, policy)
+    primary = _model(llm, job.model or llm.default_model)
+    if job.mode == "premium":
+        premium = policy.premium
+        verifiers = [_model(llm, m) for m in premium.verification_models] or [primary]
+        judge = _model(llm, premium.judge_model) if premium.judge_model else primary
+        return cross_check(
+            item,
+            initial,
+            redetect,
+            client,
+            verifiers,
+            judge,
+            PremiumSettings(
+                max_iterations=premium.max_iterations,
+                require_consensus=premium.require_consensus,
+                threshold=config.threshold,
+            ),
+            budget,
+        )
+    max_iterations = None
+    if job.decision and job.decision != "default":
+        decision = next((d for d in policy.decisions if d.name == job.decision), None)
+        plugin = (
+            next((p for p in decision.plugins if p.type == "hallucination"), None)
+            if decision
+            else None
+        )
+        max_iterations = plugin.configuration.max_iterations if plugin else None
+    return refine(
+        item,
+        initial,
+        redetect,
+        client,
+        primary,
+        RefineSettings.from_policy(policy, max_iterations),
+        budget,
+    )
+
+
+def run(job: VerificationJob) -> bool:
+    """Mitigate a claimed job and complete it; returns False if it lost its lease meanwhile."""
+    started = time.monotonic()
+    result = mitigate(job)
+    initial = result_from_dict(job.detection or {})
+    rounds = max((it.index for it in result.iterations), default=0)
+    warning = " ".join(w for w in [*result.warnings, result.disclaimer or ""] if w)
+    policy = policy_for(job.tenant)
+    return complete_job(
+        job.pk,
+        job.attempts,
+        Outcome(
+            result=initial,
+            enabled=job.enabled,
+            query_type=job.query_type,
+            query_type_confidence=job.query_type_confidence or 0.0,
+            decision=job.decision,
+            mode=job.mode,
+            mode_source=job.mode_source,
+            final_response=result.final_response,
+            final_score=result.final_score,
+            warning=warning,
+            iterations=rounds,
+            detect_ms=(job.latency_ms or {}).get("detect", 0),
+            mitigate_ms=int((time.monotonic() - started) * 1000),
+            mitigation=result,
+            cost_weight=policy.cost_weight,
+        ),
+    )

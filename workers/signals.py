@@ -1,0 +1,88 @@
+"""Celery signal hooks: correlation ids across the queue, tracing and worker metrics.
+
+Worker metrics: with `PROMETHEUS_MULTIPROC_DIR` set (required for the prefork
+pool, whose children record the task metrics) and `TRUTHLENS_WORKER_METRICS_PORT`,
+the main worker process serves all children's metrics on that port.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from celery import signals
+
+from verification import metrics
+from verification.logcontext import bind, request_id_var
+
+log = logging.getLogger(__name__)
+_started: dict[str, float] = {}
+_bound: dict[str, object] = {}
+HEADER = "truthlens_request_id"
+
+
+@signals.before_task_publish.connect
+def _carry_request_id(headers=None, **kwargs):
+    if headers is not None and request_id_var.get():
+        headers[HEADER] = request_id_var.get()
+    from verification import tracing
+
+    if headers is not None:
+        tracing.inject(headers)
+
+
+@signals.task_prerun.connect
+def _task_started(task_id=None, task=None, **kwargs):
+    _started[task_id] = time.monotonic()
+    request_id = (getattr(task.request, HEADER, None) or "") if task else ""
+    context = bind(request_id=request_id or task_id or "")
+    context.__enter__()
+    _bound[task_id] = context
+
+
+@signals.task_postrun.connect
+def _task_finished(task_id=None, task=None, **kwargs):
+    started = _started.pop(task_id, None)
+    if started is not None and task is not None:
+        metrics.TASK_SECONDS.labels(task=task.name).observe(time.monotonic() - started)
+    context = _bound.pop(task_id, None)
+    if context is not None:
+        context.__exit__(None, None, None)
+
+
+@signals.task_failure.connect
+def _task_failed(sender=None, **kwargs):
+    metrics.TASK_FAILURES.labels(task=getattr(sender, "name", "unknown")).inc()
+
+
+@signals.task_retry.connect
+def _task_retried(sender=None, **kwargs):
+    metrics.TASK_RETRIES.labels(task=getattr(sender, "name", "unknown")).inc()
+
+
+@signals.worker_ready.connect
+def _serve_metrics(**kwargs):
+    port = os.environ.get("TRUTHLENS_WORKER_METRICS_PORT")
+    if not port:
+        return
+    from django.conf import settings
+    from prometheus_client import REGISTRY, CollectorRegistry, start_http_server
+
+    registry = REGISTRY
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        registry.register(metrics.QueueDepthCollector(settings.CELERY_BROKER_URL))
+    start_http_server(int(port), registry=registry)
+    log.info("worker metrics on :%s", port)
+
+
+@signals.worker_process_shutdown.connect
+def _mark_dead(pid=None, **kwargs):
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid or os.getpid())

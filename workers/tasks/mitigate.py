@@ -1,0 +1,34 @@
+"""Mitigation on its own queue: LLM-bound, high concurrency."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from verification import tracing
+from verification.actions.stages import claim_mitigation
+from verification.logcontext import bind
+
+
+@shared_task(
+    name="truthlens.mitigate",
+    queue="mitigate",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=2,
+    retry_backoff_max=60,
+    max_retries=10,
+)
+def mitigate(job_id: str) -> None:
+    """Idempotent on the job id: only a job waiting for mitigation (or whose lease expired) runs."""
+    job = claim_mitigation(job_id)
+    if job is None:
+        return
+    from verification import mitigation_service
+
+    with (
+        bind(job_id=job.public_id, tenant_id=str(job.tenant_id)),
+        tracing.continued(mitigate.request, "mitigate", mode=job.mode),
+    ):
+        mitigation_service.run(job)
