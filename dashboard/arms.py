@@ -1,20 +1,14 @@
-"""Bandit arms for the mode-selection page, read from `verification.ModeArm` when it exists.
-
-The bandit (DESIGN §6) lands separately; until its model is installed this
-returns no arms and the page shows an empty state instead of invented
-numbers. Expected fields: `tenant`, `query_type`, `mode`, `alpha`, `beta`
-(Beta posterior parameters), optionally `pulls` and `updated_at`; recent
-rewards from a reverse relation `rewards` (rows with `reward`, `created_at`)
-or a JSON list field `recent_rewards`.
-"""
+"""Bandit arms (`verification.ModeArm`) as the mode-selection page shows them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.apps import apps
+from verification.models import ModeArm
 
 from .posterior import summary
+
+RECENT = 10
 
 
 @dataclass
@@ -27,53 +21,34 @@ class ArmView:
     mean: float
     low: float
     high: float
+    reward_sum: float = 0.0
     recent_rewards: list[float] = field(default_factory=list)
     updated_at: object = None
 
-
-def arm_model():
-    try:
-        return apps.get_model("verification", "ModeArm")
-    except LookupError:
-        return None
-
-
-def _recent(arm, limit: int = 10) -> list[float]:
-    stored = getattr(arm, "recent_rewards", None)
-    if isinstance(stored, list):
-        return [float(r) for r in stored[-limit:]]
-    return [float(getattr(r, "reward", 0.0)) for r in getattr(arm, "prefetched_rewards", [])[:limit]]
+    @property
+    def mean_reward(self) -> float | None:
+        return self.reward_sum / self.pulls if self.pulls else None
 
 
 def arms_for(scope) -> list[ArmView]:
-    """The current tenant's arms, grouped by query type then mode."""
-    model = arm_model()
-    if model is None:
-        return []
-    queryset = scope.filter(model.objects.all()).order_by("query_type", "mode")
-    if hasattr(model, "rewards"):
-        from django.db.models import Prefetch
-
-        related = model.rewards.rel.related_model
-        queryset = queryset.prefetch_related(
-            Prefetch("rewards", queryset=related.objects.order_by("-created_at"), to_attr="prefetched_rewards")
-        )
+    """The current tenant's arms, ordered by query type then mode."""
     out = []
-    for arm in queryset:
-        alpha, beta = float(arm.alpha), float(arm.beta)
-        mean, low, high = summary(alpha, beta)
+    for arm in scope.filter(ModeArm.objects.all()).order_by("query_type", "mode"):
+        mean, low, high = summary(float(arm.alpha), float(arm.beta))
+        rewards = arm.last_rewards if isinstance(arm.last_rewards, list) else []
         out.append(
             ArmView(
                 query_type=arm.query_type or "other",
                 mode=arm.mode,
-                alpha=alpha,
-                beta=beta,
-                pulls=int(getattr(arm, "pulls", None) or max(0, round(alpha + beta - 2))),
+                alpha=float(arm.alpha),
+                beta=float(arm.beta),
+                pulls=arm.pulls,
                 mean=mean,
                 low=low,
                 high=high,
-                recent_rewards=_recent(arm),
-                updated_at=getattr(arm, "updated_at", None),
+                reward_sum=float(arm.reward_sum),
+                recent_rewards=[float(r) for r in rewards[-RECENT:]],
+                updated_at=arm.updated_at,
             )
         )
     return out

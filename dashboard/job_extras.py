@@ -1,17 +1,11 @@
-"""Mitigation data shown on a verification's page, read defensively.
+"""Mitigation data on a verification's page, from `MitigationStep` rows.
 
-Refinement iterations, the premium models' answers and the judge's
-decisions are stored by the mitigation work, which lands separately. This
-module is the one place that knows where to find them, so the detail page
-renders whatever exists and shows an honest empty state otherwise:
-
-* iterations: a reverse relation named `mitigation_iterations` on the job,
-  each row with `number`, `response` (or `text`), `score` and optionally
-  `latency_ms`/`usage`; spans of iteration *n* are `DetectedSpan` rows with
-  `iteration=n` (already stored today).
-* premium answers: reverse relation `premium_answers` (`model`, `response`/`text`).
-* judge decisions: reverse relation `judge_decisions` (`segment`, `verdict`/`decision`,
-  `reason`, `model`).
+The mitigation stage stores one step per answer it produced (`refine`,
+`final`, `repair`: index, text, score, spans as JSON, the LLM calls in
+`detail["calls"]`) and, when it edited the answer segment by segment, one
+step whose `detail["changes"]` lists each edit with who decided it (`judge`
+for premium, `repair` otherwise). This module turns those rows into what the
+template draws; with no rows every section shows an honest empty state.
 """
 
 from __future__ import annotations
@@ -22,62 +16,64 @@ from typing import Any
 from .highlight import Segment, segments
 
 
-def _rows(job, accessor: str) -> list:
-    manager = getattr(job, accessor, None)
-    if manager is None or not hasattr(manager, "all"):
-        return []
-    return list(manager.all())
-
-
-def _first(obj, *names: str, default: Any = None) -> Any:
-    for name in names:
-        value = getattr(obj, name, None)
-        if value not in (None, ""):
-            return value
-    return default
-
-
 @dataclass
 class IterationView:
     number: int
+    kind: str
     text: str
     score: float | None
+    note: str = ""
+    model: str = ""
+    cost_usd: Any = None
+    latency_ms: int = 0
     segments: list[Segment] = field(default_factory=list)
-    latency_ms: Any = None
-    converged: bool | None = None
+    calls: list[dict] = field(default_factory=list)
 
 
-def iterations(job, spans_by_iteration: dict[int, list]) -> list[IterationView]:
+@dataclass
+class MitigationView:
+    iterations: list[IterationView] = field(default_factory=list)
+    changes: list[dict] = field(default_factory=list)
+    change_kind: str = ""  # "judge" or "repair"
+    stop_reason: str = ""
+    warnings: list[str] = field(default_factory=list)
+    second_opinions: list[dict] = field(default_factory=list)  # premium verifier calls
+
+
+def _numbered(spans: list) -> list[dict]:
     out = []
-    for row in sorted(_rows(job, "mitigation_iterations"), key=lambda r: _first(r, "number", "index", default=0)):
-        number = int(_first(row, "number", "index", default=0))
-        text = str(_first(row, "response", "text", default=""))
-        spans = spans_by_iteration.get(number, [])
-        out.append(
-            IterationView(
-                number=number,
-                text=text,
-                score=_first(row, "score"),
-                segments=segments(text, [(s.start, s.end, s) for s in spans]),
-                latency_ms=_first(row, "latency_ms"),
-                converged=_first(row, "converged"),
-            )
-        )
+    for number, span in enumerate(spans or [], start=1):
+        if isinstance(span, dict) and "start" in span and "end" in span:
+            out.append({**span, "number": number})
     return out
 
 
-def premium_answers(job) -> list[dict[str, Any]]:
-    return [
-        {"model": _first(r, "model", default="?"), "text": _first(r, "response", "text", default=""),
-         "score": _first(r, "score")}
-        for r in _rows(job, "premium_answers")
-    ]
-
-
-def judge_decisions(job) -> list[dict[str, Any]]:
-    return [
-        {"segment": _first(r, "segment", "claim", default=""),
-         "verdict": _first(r, "verdict", "decision", default=""),
-         "reason": _first(r, "reason", default=""), "model": _first(r, "model", default="")}
-        for r in _rows(job, "judge_decisions")
-    ]
+def mitigation(steps: list) -> MitigationView:
+    """Summarise a job's steps (already fetched, ordered by index)."""
+    view = MitigationView()
+    for step in steps:
+        detail = step.detail if isinstance(step.detail, dict) else {}
+        if "changes" in detail:
+            view.changes.extend(c for c in detail.get("changes") or [] if isinstance(c, dict))
+            view.change_kind = step.kind
+            view.stop_reason = detail.get("stop_reason") or view.stop_reason
+            view.warnings.extend(detail.get("warnings") or [])
+            continue
+        calls = [c for c in detail.get("calls") or [] if isinstance(c, dict)]
+        spans = _numbered(step.spans)
+        view.iterations.append(
+            IterationView(
+                number=step.index,
+                kind=step.kind,
+                text=step.text,
+                score=step.score,
+                note=detail.get("note", ""),
+                model=step.model,
+                cost_usd=step.cost_usd,
+                latency_ms=step.latency_ms,
+                segments=segments(step.text, [(s["start"], s["end"], s) for s in spans]),
+                calls=calls,
+            )
+        )
+        view.second_opinions.extend(c for c in calls if c.get("role") == "verify")
+    return view

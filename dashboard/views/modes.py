@@ -7,7 +7,7 @@ from django.shortcuts import render
 
 from verification.models import VerificationJob
 
-from ..arms import arm_model, arms_for, grouped
+from ..arms import arms_for, grouped
 from ..policy_actions import current_document
 from ..scoping import tenant_view
 
@@ -28,7 +28,6 @@ def modes(request, scope):
         {
             "nav": "modes",
             "groups": grouped(arms),
-            "bandit_installed": arm_model() is not None,
             "policy": current_document(scope.tenant),
             "sources": list(sources),
         },
