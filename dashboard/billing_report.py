@@ -97,7 +97,9 @@ def plan_prices(plan: Plan | None) -> dict:
     if plan is None:
         return {}
     return {
-        "price_per_verification": {k: float(v) for k, v in (plan.price_per_verification or {}).items()},
+        "price_per_verification": {
+            k: float(v) for k, v in (plan.price_per_verification or {}).items()
+        },
         "price_per_1k_detector_tokens": float(plan.price_per_1k_detector_tokens),
         "llm_markup": float(plan.llm_markup),
     }
@@ -196,8 +198,15 @@ def report_as_dict(report: MonthlyReport) -> dict:
 
 
 CSV_HEADER = [
-    "section", "key", "verifications", "detector_tokens", "llm_calls",
-    "prompt_tokens", "completion_tokens", "provider_cost_usd", "price_usd",
+    "section",
+    "key",
+    "verifications",
+    "detector_tokens",
+    "llm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "provider_cost_usd",
+    "price_usd",
 ]
 
 
@@ -208,20 +217,46 @@ def report_as_csv(report: MonthlyReport) -> str:
     writer.writerow(["# tenant", report.tenant, "month", report.month, "plan", report.plan or ""])
     writer.writerow(CSV_HEADER)
     for m in report.by_mode:
-        writer.writerow([
-            "mode", m.mode, m.verifications, m.detector_tokens, m.llm_calls, m.prompt_tokens,
-            m.completion_tokens, _money(m.provider_cost_usd), _money(m.price_usd),
-        ])
+        writer.writerow(
+            [
+                "mode",
+                m.mode,
+                m.verifications,
+                m.detector_tokens,
+                m.llm_calls,
+                m.prompt_tokens,
+                m.completion_tokens,
+                _money(m.provider_cost_usd),
+                _money(m.price_usd),
+            ]
+        )
     for x in report.by_model:
-        writer.writerow([
-            "model", x.model, "", "", x.calls, x.prompt_tokens, x.completion_tokens,
-            _money(x.provider_cost_usd), "",
-        ])
-    writer.writerow([
-        "total", "", report.verifications, report.detector_tokens, report.llm_calls,
-        report.prompt_tokens, report.completion_tokens, _money(report.provider_cost_usd),
-        _money(report.price_usd),
-    ])
+        writer.writerow(
+            [
+                "model",
+                x.model,
+                "",
+                "",
+                x.calls,
+                x.prompt_tokens,
+                x.completion_tokens,
+                _money(x.provider_cost_usd),
+                "",
+            ]
+        )
+    writer.writerow(
+        [
+            "total",
+            "",
+            report.verifications,
+            report.detector_tokens,
+            report.llm_calls,
+            report.prompt_tokens,
+            report.completion_tokens,
+            _money(report.provider_cost_usd),
+            _money(report.price_usd),
+        ]
+    )
     return out.getvalue()
 
 
@@ -241,14 +276,16 @@ def all_tenants_revenue(month: str) -> list[dict]:
     out = []
     for r in rows:
         price, cost = r["price"] or Decimal(0), r["cost"] or Decimal(0)
-        out.append({
-            "tenant": r["tenant__slug"],
-            "name": r["tenant__name"],
-            "plan": r["tenant__plan__name"] or "—",
-            "verifications": r["n"],
-            "price_usd": price,
-            "provider_cost_usd": cost,
-            "margin_usd": price - cost,
-            "margin_pct": float((price - cost) / price * 100) if price else None,
-        })
+        out.append(
+            {
+                "tenant": r["tenant__slug"],
+                "name": r["tenant__name"],
+                "plan": r["tenant__plan__name"] or "—",
+                "verifications": r["n"],
+                "price_usd": price,
+                "provider_cost_usd": cost,
+                "margin_usd": price - cost,
+                "margin_pct": float((price - cost) / price * 100) if price else None,
+            }
+        )
     return out

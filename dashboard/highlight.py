@@ -43,7 +43,11 @@ def passages_with_evidence(context: list[str] | str, spans: list) -> list[list[S
     passages = [context] if isinstance(context, str) else [str(p) for p in (context or [])]
     per_passage: dict[int, list[tuple[int, int, Any]]] = {}
     for span in spans:
-        if span.evidence_passage is None or span.evidence_start is None or span.evidence_end is None:
+        if (
+            span.evidence_passage is None
+            or span.evidence_start is None
+            or span.evidence_end is None
+        ):
             continue
         per_passage.setdefault(span.evidence_passage, []).append(
             (span.evidence_start, span.evidence_end, span)

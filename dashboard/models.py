@@ -40,6 +40,9 @@ class PolicyChange(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["tenant", "-created_at"], name="policychange_tenant")]
 
+    def __str__(self) -> str:
+        return f"policy v{self.version} of {self.tenant_id}"
+
     def diff_lines(self) -> list[str]:
         """Unified diff of the two documents as YAML, without the ---/+++ header.
 

@@ -59,7 +59,9 @@ class Overview:
                 "detected": [d["detected"] for d in self.per_day],
             },
             "scores": {
-                "labels": [f"{i / SCORE_BINS:.1f}–{(i + 1) / SCORE_BINS:.1f}" for i in range(SCORE_BINS)],
+                "labels": [
+                    f"{i / SCORE_BINS:.1f}–{(i + 1) / SCORE_BINS:.1f}" for i in range(SCORE_BINS)
+                ],
                 "counts": self.score_bins,
             },
             "latency": {
@@ -88,7 +90,9 @@ class Overview:
 def _breakdown(jobs, column: str) -> list[dict[str, Any]]:
     rows = (
         jobs.values(column)
-        .annotate(total=Count("id"), detected=Count("id", filter=Q(detected=True)), avg=Avg("score"))
+        .annotate(
+            total=Count("id"), detected=Count("id", filter=Q(detected=True)), avg=Avg("score")
+        )
         .order_by("-total")
     )
     return [
@@ -136,7 +140,9 @@ def overview(jobs, usage, period: DateRange) -> Overview:
 
     bins = (
         jobs.filter(score__isnull=False)
-        .annotate(bin=Least(Cast(Floor(F("score") * SCORE_BINS), FloatField()), Value(SCORE_BINS - 1.0)))
+        .annotate(
+            bin=Least(Cast(Floor(F("score") * SCORE_BINS), FloatField()), Value(SCORE_BINS - 1.0))
+        )
         .values("bin")
         .annotate(n=Count("id"))
     )

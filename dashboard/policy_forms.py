@@ -41,9 +41,7 @@ class GlobalSettingsForm(forms.Form):
     default_mode = forms.ChoiceField(choices=MODES_AUTO)
     threshold = _num(0, 1)
     token_threshold = _num(0, 1)
-    aggregation = forms.ChoiceField(
-        choices=[("span_max", "span max"), ("noisy_or", "Noisy-OR")]
-    )
+    aggregation = forms.ChoiceField(choices=[("span_max", "span max"), ("noisy_or", "Noisy-OR")])
     skip_query_types = forms.MultipleChoiceField(
         required=False,
         choices=[(q, q.replace("_", " ")) for q in QUERY_TYPES],
@@ -147,7 +145,9 @@ class DecisionForm(forms.Form):
     )
     conditions = forms.CharField(
         required=False,
-        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "query_type: factual_qa\nkeyword: refund"}),
+        widget=forms.Textarea(
+            attrs={"rows": 3, "placeholder": "query_type: factual_qa\nkeyword: refund"}
+        ),
         help_text="One per line: query_type, domain or keyword, a colon, the value.",
     )
     model_refs = forms.CharField(

@@ -52,6 +52,8 @@ def run_trial(
     )
     item = DetectionInput.build(passages, response, query or None)
     result = verify(item, config, _detector(settings.TRUTHLENS["DETECTOR"]))
-    resolved = resolve(document, result.query_type, text=query or "", decision_name=decision or None)
+    resolved = resolve(
+        document, result.query_type, text=query or "", decision_name=decision or None
+    )
     detected = None if result.score is None else result.score >= resolved.threshold
     return TrialOutcome(resolved=resolved, result=result, detected=detected)

@@ -65,4 +65,8 @@ def summary(alpha: float, beta: float, level: float = 0.95) -> tuple[float, floa
     if alpha <= 0 or beta <= 0:
         raise ValueError("alpha and beta must be positive")
     tail = (1 - level) / 2
-    return alpha / (alpha + beta), beta_quantile(tail, alpha, beta), beta_quantile(1 - tail, alpha, beta)
+    return (
+        alpha / (alpha + beta),
+        beta_quantile(tail, alpha, beta),
+        beta_quantile(1 - tail, alpha, beta),
+    )

@@ -68,8 +68,8 @@ def _tenants_for(user) -> tuple[list[Tenant], dict[int, str]]:
         # Staff start on a tenant they belong to (if any), then see all the others.
         own = set(Membership.objects.filter(user=user).values_list("tenant_id", flat=True))
         return sorted(Tenant.objects.all(), key=lambda t: (t.pk not in own, t.slug)), {}
-    memberships = Membership.objects.filter(user=user).select_related("tenant").order_by(
-        "tenant__slug"
+    memberships = (
+        Membership.objects.filter(user=user).select_related("tenant").order_by("tenant__slug")
     )
     return [m.tenant for m in memberships], {m.tenant_id: m.role for m in memberships}
 

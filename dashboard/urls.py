@@ -1,6 +1,18 @@
 from django.urls import path, re_path
 
-from .views import auth, billing, detail, history, keys, modes, overview, policy, policy_history, policy_test, webhooks
+from .views import (
+    auth,
+    billing,
+    detail,
+    history,
+    keys,
+    modes,
+    overview,
+    policy,
+    policy_history,
+    policy_test,
+    webhooks,
+)
 
 app_name = "dashboard"
 MONTH = r"(?P<month>\d{4}-\d{2})"

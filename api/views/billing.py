@@ -13,7 +13,13 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import exceptions, renderers
 from rest_framework.response import Response
 
-from dashboard.billing_report import BadMonth, csv_filename, monthly_report, report_as_csv, report_as_dict
+from dashboard.billing_report import (
+    BadMonth,
+    csv_filename,
+    monthly_report,
+    report_as_csv,
+    report_as_dict,
+)
 
 from .base import TenantScopedView
 
@@ -41,7 +47,9 @@ class BillingReportView(TenantScopedView):
     @extend_schema(
         parameters=[
             OpenApiParameter("month", str, OpenApiParameter.PATH, description="YYYY-MM (UTC)"),
-            OpenApiParameter("format", str, enum=["json", "csv"], description="or Accept: text/csv"),
+            OpenApiParameter(
+                "format", str, enum=["json", "csv"], description="or Accept: text/csv"
+            ),
         ],
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="report (JSON or CSV)")},
     )

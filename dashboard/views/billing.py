@@ -31,14 +31,18 @@ def _report(scope, month: str):
 def billing(request, scope, month: str | None = None):
     month = month or request.GET.get("month") or current_month()
     report = _report(scope, month)
-    return render(request, "dashboard/billing.html", {
-        "nav": "billing",
-        "report": report,
-        "plans": Plan.objects.order_by("name"),
-        "tenant_plan": scope.tenant.plan_id,
-        "previous": shift_month(month, -1),
-        "next": shift_month(month, 1),
-    })
+    return render(
+        request,
+        "dashboard/billing.html",
+        {
+            "nav": "billing",
+            "report": report,
+            "plans": Plan.objects.order_by("name"),
+            "tenant_plan": scope.tenant.plan_id,
+            "previous": shift_month(month, -1),
+            "next": shift_month(month, 1),
+        },
+    )
 
 
 @tenant_view
@@ -72,9 +76,17 @@ def revenue(request, scope):
         "price": [float(r["price_usd"]) for r in rows],
         "provider": [float(r["provider_cost_usd"]) for r in rows],
     }
-    return render(request, "dashboard/revenue.html", {
-        "nav": "revenue", "month": month, "rows": rows, "totals": totals,
-        "chart_data": {"revenue": chart},
-        "previous": shift_month(month, -1), "next": shift_month(month, 1),
-        "tenant_count": Tenant.objects.count(),
-    })
+    return render(
+        request,
+        "dashboard/revenue.html",
+        {
+            "nav": "revenue",
+            "month": month,
+            "rows": rows,
+            "totals": totals,
+            "chart_data": {"revenue": chart},
+            "previous": shift_month(month, -1),
+            "next": shift_month(month, 1),
+            "tenant_count": Tenant.objects.count(),
+        },
+    )

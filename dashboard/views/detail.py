@@ -17,7 +17,9 @@ LATENCY_STAGES = ("queue", "detect", "mitigate", "total")
 
 class FeedbackForm(forms.Form):
     outcome = forms.ChoiceField(choices=Feedback.OUTCOMES, widget=forms.RadioSelect)
-    comment = forms.CharField(required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
+    comment = forms.CharField(
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+    )
 
 
 def _job(scope, public_id: str) -> VerificationJob:

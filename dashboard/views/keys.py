@@ -22,11 +22,15 @@ def keys(request, scope):
     form = NewKeyForm(request.POST or None)
     token = None
     if request.method == "POST" and form.is_valid():
-        key, token = ApiKey.issue(scope.tenant, name=form.cleaned_data["name"], scope=form.cleaned_data["scope"])
+        key, token = ApiKey.issue(
+            scope.tenant, name=form.cleaned_data["name"], scope=form.cleaned_data["scope"]
+        )
         form = NewKeyForm()
     listing = scope.filter(ApiKey.objects.all()).order_by("revoked_at", "-created_at")
     response = render(
-        request, "dashboard/keys.html", {"nav": "keys", "form": form, "keys": listing, "token": token}
+        request,
+        "dashboard/keys.html",
+        {"nav": "keys", "form": form, "keys": listing, "token": token},
     )
     if token:
         # The only copy of the secret is in this page: keep it out of every cache.

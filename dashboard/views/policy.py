@@ -33,13 +33,19 @@ def _attach_errors(exc: ValidationError, settings_form, decisions, kept: list[in
         if loc and loc[0] == "decisions":
             if len(loc) >= 2 and isinstance(loc[1], int) and loc[1] < len(kept):
                 form = decisions.forms[kept[loc[1]]]
-                field = {"name": "name", "priority": "priority"}.get(str(loc[2]) if len(loc) > 2 else "")
-                form.add_error(field, f"{'.'.join(map(str, loc[2:]))}: {message}" if not field else message)
+                field = {"name": "name", "priority": "priority"}.get(
+                    str(loc[2]) if len(loc) > 2 else ""
+                )
+                form.add_error(
+                    field, f"{'.'.join(map(str, loc[2:]))}: {message}" if not field else message
+                )
             else:
                 settings_form.add_error(None, f"decisions: {message}")
             continue
         field = settings_form.field_for(loc)
-        settings_form.add_error(field, message if field else f"{'.'.join(map(str, loc))}: {message}")
+        settings_form.add_error(
+            field, message if field else f"{'.'.join(map(str, loc))}: {message}"
+        )
 
 
 @tenant_view(edit=True)
@@ -48,8 +54,10 @@ def editor(request, scope):
     settings_form, decisions = _forms(doc, request.POST if request.method == "POST" else None)
     if request.method == "POST" and settings_form.is_valid() and decisions.is_valid():
         kept = [
-            i for i, f in enumerate(decisions.forms)
-            if f.cleaned_data.get("name") and not f.cleaned_data.get("DELETE")
+            i
+            for i, f in enumerate(decisions.forms)
+            if f.cleaned_data.get("name")
+            and not f.cleaned_data.get("DELETE")
             and (i < decisions.initial_form_count() or f.has_changed())
         ]
         document = settings_form.to_document()
@@ -85,7 +93,9 @@ def editor(request, scope):
 def export_yaml(request, scope):
     body = dump_yaml(current_document(scope.tenant))
     response = HttpResponse(body, content_type="application/yaml; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="truthlens-policy-{scope.tenant.slug}.yaml"'
+    response["Content-Disposition"] = (
+        f'attachment; filename="truthlens-policy-{scope.tenant.slug}.yaml"'
+    )
     return response
 
 

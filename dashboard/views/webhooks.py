@@ -18,14 +18,25 @@ from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..scoping import tenant_view
 
-EVENT_TYPES = [("verification.completed", "verification.completed"), ("verification.failed", "verification.failed")]
+EVENT_TYPES = [
+    ("verification.completed", "verification.completed"),
+    ("verification.failed", "verification.failed"),
+]
 
 
 class EndpointForm(forms.Form):
-    url = forms.URLField(max_length=2000, label="Endpoint URL", assume_scheme="https",
-                         widget=forms.URLInput(attrs={"placeholder": "https://example.com/hooks/truthlens"}))
-    events = forms.MultipleChoiceField(required=False, choices=EVENT_TYPES, widget=forms.CheckboxSelectMultiple,
-                                       help_text="None ticked = all events.")
+    url = forms.URLField(
+        max_length=2000,
+        label="Endpoint URL",
+        assume_scheme="https",
+        widget=forms.URLInput(attrs={"placeholder": "https://example.com/hooks/truthlens"}),
+    )
+    events = forms.MultipleChoiceField(
+        required=False,
+        choices=EVENT_TYPES,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None ticked = all events.",
+    )
 
     def clean_url(self):
         url = self.cleaned_data["url"]
@@ -45,21 +56,35 @@ def webhooks(request, scope):
     form = EndpointForm(request.POST or None)
     secret = None
     if request.method == "POST" and form.is_valid():
-        endpoint = WebhookEndpoint(tenant=scope.tenant, url=form.cleaned_data["url"],
-                                   events=list(form.cleaned_data["events"]))
+        endpoint = WebhookEndpoint(
+            tenant=scope.tenant,
+            url=form.cleaned_data["url"],
+            events=list(form.cleaned_data["events"]),
+        )
         secret = endpoint.set_new_secret()
         endpoint.save()
         form = EndpointForm()
     endpoints = scope.filter(WebhookEndpoint.objects.all()).order_by("-created_at")
     filters = DeliveryFilterForm(request.GET or None)
-    deliveries = scope.filter(WebhookDelivery.objects.select_related("endpoint")).order_by("-created_at", "-id")
+    deliveries = scope.filter(WebhookDelivery.objects.select_related("endpoint")).order_by(
+        "-created_at", "-id"
+    )
     if filters.is_valid() and filters.cleaned_data["status"]:
         deliveries = deliveries.filter(status=filters.cleaned_data["status"])
     page = Paginator(deliveries.defer("payload"), 20).get_page(request.GET.get("page"))
-    response = render(request, "dashboard/webhooks.html", {
-        "nav": "webhooks", "form": form, "endpoints": endpoints, "secret": secret,
-        "page": page, "filters": filters, "tenant_secret_set": bool(scope.tenant.webhook_secret_encrypted),
-    })
+    response = render(
+        request,
+        "dashboard/webhooks.html",
+        {
+            "nav": "webhooks",
+            "form": form,
+            "endpoints": endpoints,
+            "secret": secret,
+            "page": page,
+            "filters": filters,
+            "tenant_secret_set": bool(scope.tenant.webhook_secret_encrypted),
+        },
+    )
     if secret:
         response["Cache-Control"] = "no-store"
     return response
@@ -71,9 +96,15 @@ def rotate(request, scope, pk: int):
     endpoint = scope.get_or_404(WebhookEndpoint.objects.all(), pk=pk)
     secret = endpoint.set_new_secret()
     endpoint.save(update_fields=["secret_encrypted"])
-    response = render(request, "dashboard/secret_shown.html", {
-        "nav": "webhooks", "secret": secret, "what": endpoint.url,
-    })
+    response = render(
+        request,
+        "dashboard/secret_shown.html",
+        {
+            "nav": "webhooks",
+            "secret": secret,
+            "what": endpoint.url,
+        },
+    )
     response["Cache-Control"] = "no-store"
     return response
 
@@ -84,9 +115,15 @@ def rotate_tenant_secret(request, scope):
     tenant = scope.tenant
     secret = tenant.rotate_webhook_secret()
     tenant.save(update_fields=["webhook_secret_encrypted"])
-    response = render(request, "dashboard/secret_shown.html", {
-        "nav": "webhooks", "secret": secret, "what": "per-request callback URLs",
-    })
+    response = render(
+        request,
+        "dashboard/secret_shown.html",
+        {
+            "nav": "webhooks",
+            "secret": secret,
+            "what": "per-request callback URLs",
+        },
+    )
     response["Cache-Control"] = "no-store"
     return response
 
@@ -113,16 +150,24 @@ def delete(request, scope, pk: int):
 @tenant_view
 def delivery(request, scope, pk: int):
     item = scope.get_or_404(WebhookDelivery.objects.select_related("endpoint", "job"), pk=pk)
-    return render(request, "dashboard/delivery.html", {
-        "nav": "webhooks", "delivery": item, "attempts": list(item.log.all()),
-        "payload_json": json.dumps(item.payload, indent=2, sort_keys=True),
-    })
+    return render(
+        request,
+        "dashboard/delivery.html",
+        {
+            "nav": "webhooks",
+            "delivery": item,
+            "attempts": list(item.log.all()),
+            "payload_json": json.dumps(item.payload, indent=2, sort_keys=True),
+        },
+    )
 
 
 @require_POST
 @tenant_view(edit=True)
 def replay_delivery(request, scope, pk: int):
-    item = scope.get_or_404(WebhookDelivery.objects.select_related("endpoint", "tenant", "job"), pk=pk)
+    item = scope.get_or_404(
+        WebhookDelivery.objects.select_related("endpoint", "tenant", "job"), pk=pk
+    )
     copy = replay(item)
     messages.success(request, f"Replay queued as {copy.event_id}.")
     return redirect("dashboard:delivery", pk=copy.pk)

@@ -10,7 +10,13 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from tenants.models import Membership, Plan, WebhookEndpoint
-from verification.models import DetectedSpan, UsageRecord, VerificationJob, WebhookAttempt, WebhookDelivery
+from verification.models import (
+    DetectedSpan,
+    UsageRecord,
+    VerificationJob,
+    WebhookAttempt,
+    WebhookDelivery,
+)
 
 PASSWORD = "correct-horse-battery-staple"  # noqa: S105 - test users only
 
@@ -93,20 +99,34 @@ def make_job(tenant, **fields) -> VerificationJob:
     return VerificationJob.objects.create(**values)
 
 
-def add_span(job, text: str = "1950", label: str = "contradiction", confidence: float = 0.97, **fields):
+def add_span(
+    job, text: str = "1950", label: str = "contradiction", confidence: float = 0.97, **fields
+):
     start = job.response.index(text)
     return DetectedSpan.objects.create(
-        job=job, start=start, end=start + len(text), text=text, confidence=confidence, label=label,
-        reason="The context gives 1887–1889.", evidence="built from 1887 to 1889",
-        evidence_passage=0, evidence_start=CONTEXT[0].index("built from"),
-        evidence_end=CONTEXT[0].index("built from") + len("built from 1887 to 1889"), **fields,
+        job=job,
+        start=start,
+        end=start + len(text),
+        text=text,
+        confidence=confidence,
+        label=label,
+        reason="The context gives 1887–1889.",
+        evidence="built from 1887 to 1889",
+        evidence_passage=0,
+        evidence_start=CONTEXT[0].index("built from"),
+        evidence_end=CONTEXT[0].index("built from") + len("built from 1887 to 1889"),
+        **fields,
     )
 
 
 def add_usage(job, *, created_at=None, **fields) -> UsageRecord:
     values = {
-        "job": job, "tenant": job.tenant, "mode": job.mode, "detector_tokens": job.detector_tokens,
-        "provider_cost_usd": Decimal("0"), "price_usd": Decimal("0.00106"),
+        "job": job,
+        "tenant": job.tenant,
+        "mode": job.mode,
+        "detector_tokens": job.detector_tokens,
+        "provider_cost_usd": Decimal("0"),
+        "price_usd": Decimal("0.00106"),
         "created_at": created_at or timezone.now(),
     }
     values.update(fields)
@@ -132,9 +152,16 @@ def endpoint_a(tenant_a):
 @pytest.fixture
 def delivery_a(job_a, endpoint_a):
     delivery = WebhookDelivery.objects.create(
-        tenant=job_a.tenant, job=job_a, endpoint=endpoint_a, url=endpoint_a.url,
-        event_id="evt_test_a", event_type="verification.completed", payload={"id": "evt_test_a"},
-        status=WebhookDelivery.FAILED, attempts=1, last_status_code=500,
+        tenant=job_a.tenant,
+        job=job_a,
+        endpoint=endpoint_a,
+        url=endpoint_a.url,
+        event_id="evt_test_a",
+        event_type="verification.completed",
+        payload={"id": "evt_test_a"},
+        status=WebhookDelivery.FAILED,
+        attempts=1,
+        last_status_code=500,
     )
     WebhookAttempt.objects.create(delivery=delivery, number=1, status_code=500, duration_ms=12)
     return delivery

@@ -29,25 +29,69 @@ def usage_a(tenant_a, plan):
     rows = []
     specs = [
         ("lightweight", 100, {}, "0", "0.00105", IN_MONTH),
-        ("standard", 300, {"openai/gpt-4o-mini": {"calls": 2, "prompt_tokens": 1600, "completion_tokens": 200, "cost_usd": 0.0009}},
-         "0.0009", "0.00523", IN_MONTH + dt.timedelta(days=5)),
-        ("standard", 200, {"openai/gpt-4o-mini": {"calls": 1, "prompt_tokens": 800, "completion_tokens": 100, "cost_usd": 0.0004},
-                           "anthropic/claude-3-5-haiku": {"calls": 1, "prompt_tokens": 900, "completion_tokens": 80, "cost_usd": 0.0011}},
-         "0.0015", "0.0059", dt.datetime(2026, 3, 31, 23, 59, 59, tzinfo=dt.UTC)),
+        (
+            "standard",
+            300,
+            {
+                "openai/gpt-4o-mini": {
+                    "calls": 2,
+                    "prompt_tokens": 1600,
+                    "completion_tokens": 200,
+                    "cost_usd": 0.0009,
+                }
+            },
+            "0.0009",
+            "0.00523",
+            IN_MONTH + dt.timedelta(days=5),
+        ),
+        (
+            "standard",
+            200,
+            {
+                "openai/gpt-4o-mini": {
+                    "calls": 1,
+                    "prompt_tokens": 800,
+                    "completion_tokens": 100,
+                    "cost_usd": 0.0004,
+                },
+                "anthropic/claude-3-5-haiku": {
+                    "calls": 1,
+                    "prompt_tokens": 900,
+                    "completion_tokens": 80,
+                    "cost_usd": 0.0011,
+                },
+            },
+            "0.0015",
+            "0.0059",
+            dt.datetime(2026, 3, 31, 23, 59, 59, tzinfo=dt.UTC),
+        ),
         ("lightweight", 999, {}, "0", "0.5", dt.datetime(2026, 2, 28, 23, 59, 59, tzinfo=dt.UTC)),
     ]
     for mode, tokens, per_model, cost, price, when in specs:
         job = make_job(tenant, mode=mode, detector_tokens=tokens, created_at=when)
         calls = sum(m["calls"] for m in per_model.values())
-        rows.append(add_usage(
-            job, created_at=when, mode=mode, detector_tokens=tokens, per_model=per_model,
-            llm_calls=calls,
-            prompt_tokens=sum(m["prompt_tokens"] for m in per_model.values()),
-            completion_tokens=sum(m["completion_tokens"] for m in per_model.values()),
-            provider_cost_usd=Decimal(cost), price_usd=Decimal(price),
-        ))
+        rows.append(
+            add_usage(
+                job,
+                created_at=when,
+                mode=mode,
+                detector_tokens=tokens,
+                per_model=per_model,
+                llm_calls=calls,
+                prompt_tokens=sum(m["prompt_tokens"] for m in per_model.values()),
+                completion_tokens=sum(m["completion_tokens"] for m in per_model.values()),
+                provider_cost_usd=Decimal(cost),
+                price_usd=Decimal(price),
+            )
+        )
     other = make_job(_other_tenant(), mode="premium", created_at=IN_MONTH)
-    add_usage(other, created_at=IN_MONTH, mode="premium", price_usd=Decimal("9"), provider_cost_usd=Decimal("3"))
+    add_usage(
+        other,
+        created_at=IN_MONTH,
+        mode="premium",
+        price_usd=Decimal("9"),
+        provider_cost_usd=Decimal("3"),
+    )
     return rows
 
 
@@ -66,14 +110,19 @@ def test_report_sums_only_the_tenants_rows_of_that_month(tenant_a, usage_a):
     assert report.provider_cost_usd == Decimal("0.0024")
     assert report.price_usd == Decimal("0.01218")
     by_mode = {m.mode: m for m in report.by_mode}
-    assert by_mode["lightweight"].verifications == 1 and by_mode["lightweight"].price_usd == Decimal("0.00105")
+    assert by_mode["lightweight"].verifications == 1 and by_mode[
+        "lightweight"
+    ].price_usd == Decimal("0.00105")
     assert by_mode["standard"].verifications == 2 and by_mode["standard"].detector_tokens == 500
     by_model = {m.model: m for m in report.by_model}
     assert by_model["openai/gpt-4o-mini"].calls == 3
     assert by_model["openai/gpt-4o-mini"].prompt_tokens == 2400
     assert by_model["openai/gpt-4o-mini"].provider_cost_usd == Decimal("0.0013")
     assert by_model["anthropic/claude-3-5-haiku"].provider_cost_usd == Decimal("0.0011")
-    assert report.plan == "growth" and report.plan_prices["price_per_verification"]["standard"] == 0.004
+    assert (
+        report.plan == "growth"
+        and report.plan_prices["price_per_verification"]["standard"] == 0.004
+    )
 
 
 def test_february_is_separate(tenant_a, usage_a):
@@ -91,9 +140,13 @@ def test_bad_months_are_refused():
 def test_csv_rows_add_up_to_the_total(tenant_a, usage_a):
     rows = list(csv.reader(io.StringIO(report_as_csv(monthly_report(tenant_a[0], MONTH)))))
     header = rows[1]
-    modes = [dict(zip(header, r)) for r in rows[2:] if r[0] == "mode"]
-    total = next(dict(zip(header, r)) for r in rows if r[0] == "total")
-    assert sum(Decimal(m["price_usd"]) for m in modes) == Decimal(total["price_usd"]) == Decimal("0.01218")
+    modes = [dict(zip(header, r, strict=True)) for r in rows[2:] if r[0] == "mode"]
+    total = next(dict(zip(header, r, strict=True)) for r in rows if r[0] == "total")
+    assert (
+        sum(Decimal(m["price_usd"]) for m in modes)
+        == Decimal(total["price_usd"])
+        == Decimal("0.01218")
+    )
     assert sum(int(m["verifications"]) for m in modes) == int(total["verifications"]) == 3
 
 

@@ -23,8 +23,13 @@ from .conftest import PASSWORD, add_span, add_usage, make_job
 
 CHROMIUM = os.environ.get("TRUTHLENS_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -74,7 +79,9 @@ def sign_in(page, live_server, username: str) -> None:
     page.wait_for_url(f"{live_server.url}/dashboard/verifications/")
 
 
-def test_sign_in_open_a_verification_and_see_highlighted_spans(page, live_server, owner_a, tenant_a):
+def test_sign_in_open_a_verification_and_see_highlighted_spans(
+    page, live_server, owner_a, tenant_a
+):
     job = make_job(tenant_a[0])
     add_span(job)
     add_span(job, text="330 metres", label="unsupported", confidence=0.62)
@@ -90,7 +97,9 @@ def test_sign_in_open_a_verification_and_see_highlighted_spans(page, live_server
     assert first.inner_text().startswith("1950")
     assert first.get_attribute("data-confidence") == "0.97"
     colour = first.evaluate("el => getComputedStyle(el).backgroundColor")
-    other = page.locator("#answer mark.span.unsupported").evaluate("el => getComputedStyle(el).backgroundColor")
+    other = page.locator("#answer mark.span.unsupported").evaluate(
+        "el => getComputedStyle(el).backgroundColor"
+    )
     assert colour != other and colour not in ("rgba(0, 0, 0, 0)", "transparent")
     first.hover()
     tooltip = first.evaluate("el => getComputedStyle(el, '::after').content")
@@ -99,7 +108,9 @@ def test_sign_in_open_a_verification_and_see_highlighted_spans(page, live_server
 
     # the overview's charts are drawn by the vendored Chart.js
     page.get_by_role("link", name="Overview").click()
-    page.wait_for_function("() => window.Chart && Chart.getChart(document.querySelector('canvas[data-chart=perDay]'))")
+    page.wait_for_function(
+        "() => window.Chart && Chart.getChart(document.querySelector('canvas[data-chart=perDay]'))"
+    )
 
 
 def test_edit_and_save_a_policy(page, live_server, owner_a, tenant_a):

@@ -24,14 +24,30 @@ def test_overview_numbers(tenant_a, tenant_b):
     tenant = tenant_a[0]
     today = timezone.now()
     for i, (score, detected, mode, total) in enumerate(
-        [(0.9, True, "lightweight", 10), (0.1, False, "lightweight", 30), (0.7, True, "standard", 1000), (0.05, False, "standard", 2000)]
+        [
+            (0.9, True, "lightweight", 10),
+            (0.1, False, "lightweight", 30),
+            (0.7, True, "standard", 1000),
+            (0.05, False, "standard", 2000),
+        ]
     ):
-        job = make_job(tenant, score=score, detected=detected, mode=mode, latency_ms={"total": total},
-                       created_at=today - dt.timedelta(days=i), decision="default" if i % 2 else "medical")
+        job = make_job(
+            tenant,
+            score=score,
+            detected=detected,
+            mode=mode,
+            latency_ms={"total": total},
+            created_at=today - dt.timedelta(days=i),
+            decision="default" if i % 2 else "medical",
+        )
         add_usage(job, created_at=job.created_at)
     make_job(tenant_b[0], score=0.99, detected=True)  # another tenant's job never counts
     period = DateRange(today.date() - dt.timedelta(days=6), today.date())
-    stats = overview(VerificationJob.objects.filter(tenant=tenant), UsageRecord.objects.filter(tenant=tenant), period)
+    stats = overview(
+        VerificationJob.objects.filter(tenant=tenant),
+        UsageRecord.objects.filter(tenant=tenant),
+        period,
+    )
     assert stats.total == 4 and stats.detected == 2 and stats.detection_rate == 0.5
     assert stats.score_bins == [1, 1, 0, 0, 0, 0, 0, 1, 0, 1]
     latency = {r["mode"]: r for r in stats.latency_by_mode}
@@ -54,11 +70,18 @@ def test_overview_page_and_date_range(client, owner_a, job_a):
     assert bad.status_code == 200 and b"must not be after" in bad.content
 
 
-def test_history_filters_and_paginates_without_n_plus_one(client, owner_a, tenant_a, django_assert_max_num_queries):
+def test_history_filters_and_paginates_without_n_plus_one(
+    client, owner_a, tenant_a, django_assert_max_num_queries
+):
     tenant = tenant_a[0]
     for i in range(30):
-        job = make_job(tenant, score=i / 30, detected=i >= 15, mode="standard" if i % 3 == 0 else "lightweight",
-                       query=f"question number {i}")
+        job = make_job(
+            tenant,
+            score=i / 30,
+            detected=i >= 15,
+            mode="standard" if i % 3 == 0 else "lightweight",
+            query=f"question number {i}",
+        )
         add_span(job)
         add_span(job, text="330 metres", label="unsupported", confidence=0.6)
     client.force_login(owner_a)
@@ -82,7 +105,9 @@ def test_history_filters_and_paginates_without_n_plus_one(client, owner_a, tenan
 def test_detail_highlights_spans_with_label_and_confidence(client, owner_a, job_a):
     add_span(job_a, text="330 metres", label="unsupported", confidence=0.61)
     client.force_login(owner_a)
-    body = client.get(reverse("dashboard:verification", kwargs={"public_id": job_a.public_id})).content.decode()
+    body = client.get(
+        reverse("dashboard:verification", kwargs={"public_id": job_a.public_id})
+    ).content.decode()
     assert 'class="span contradiction"' in body and 'data-confidence="0.97"' in body
     assert '>1950<sup aria-hidden="true">1</sup>' in body
     assert 'class="span unsupported"' in body and "unsupported · 0.61 confidence" in body
@@ -92,10 +117,14 @@ def test_detail_highlights_spans_with_label_and_confidence(client, owner_a, job_
 
 
 def test_detail_escapes_hostile_text(client, owner_a, tenant_a):
-    job = make_job(tenant_a[0], response="<script>alert(1)</script> built in 1950", context=["<img src=x>"])
+    job = make_job(
+        tenant_a[0], response="<script>alert(1)</script> built in 1950", context=["<img src=x>"]
+    )
     add_span(job)
     client.force_login(owner_a)
-    body = client.get(reverse("dashboard:verification", kwargs={"public_id": job.public_id})).content.decode()
+    body = client.get(
+        reverse("dashboard:verification", kwargs={"public_id": job.public_id})
+    ).content.decode()
     assert "<script>alert(1)</script>" not in body and "&lt;script&gt;" in body
     assert "<img src=x>" not in body
 
@@ -112,7 +141,10 @@ def test_feedback_from_the_detail_page(client, owner_a, job_a):
 def test_unknown_or_malformed_verification_ids_are_404(client, owner_a):
     client.force_login(owner_a)
     for bad in ("ver_00000000000000000000000000000000", "ver_nothex", "nope"):
-        assert client.get(reverse("dashboard:verification", kwargs={"public_id": bad})).status_code == 404
+        assert (
+            client.get(reverse("dashboard:verification", kwargs={"public_id": bad})).status_code
+            == 404
+        )
 
 
 def test_key_is_shown_once_and_works_then_revoked(client, owner_a, tenant_a):
@@ -142,9 +174,15 @@ def test_webhook_endpoint_secret_rotation_and_replay(client, owner_a, delivery_a
     assert delivery_a.event_id in page and ">500<" in page and endpoint.secret not in page
     response = client.post(reverse("dashboard:delivery-replay", kwargs={"pk": delivery_a.pk}))
     copy = WebhookDelivery.objects.exclude(pk=delivery_a.pk).get()
-    assert copy.payload == delivery_a.payload and copy.url == delivery_a.url and copy.status == "pending"
+    assert (
+        copy.payload == delivery_a.payload
+        and copy.url == delivery_a.url
+        and copy.status == "pending"
+    )
     assert response["Location"] == reverse("dashboard:delivery", kwargs={"pk": copy.pk})
-    detail = client.get(reverse("dashboard:delivery", kwargs={"pk": delivery_a.pk})).content.decode()
+    detail = client.get(
+        reverse("dashboard:delivery", kwargs={"pk": delivery_a.pk})
+    ).content.decode()
     assert "evt_test_a" in detail and "12 ms" in detail
 
 
@@ -152,7 +190,10 @@ def test_webhook_endpoint_create_refuses_internal_addresses(client, owner_a, ten
     settings.TRUTHLENS = {**settings.TRUTHLENS, "WEBHOOK_ALLOWED_HOSTS": []}
     client.force_login(owner_a)
     response = client.post(reverse("dashboard:webhooks"), {"url": "http://127.0.0.1:9/hook"})
-    assert response.status_code == 200 and not WebhookEndpoint.objects.filter(tenant=tenant_a[0]).exists()
+    assert (
+        response.status_code == 200
+        and not WebhookEndpoint.objects.filter(tenant=tenant_a[0]).exists()
+    )
     settings.TRUTHLENS = {**settings.TRUTHLENS, "WEBHOOK_ALLOWED_HOSTS": ["127.0.0.1"]}
     response = client.post(reverse("dashboard:webhooks"), {"url": "http://127.0.0.1:9/hook"})
     endpoint = WebhookEndpoint.objects.get(tenant=tenant_a[0])

@@ -31,9 +31,20 @@ OBJECT_URLS = {
     "delivery-replay": (lambda o: {"pk": o["delivery"].pk}, ("post",)),
 }
 TENANT_PAGES = {
-    "overview": {}, "history": {}, "policy": {}, "policy-export": {}, "policy-import": {},
-    "policy-history": {}, "policy-test": {}, "modes": {}, "keys": {}, "webhooks": {}, "billing": {},
-    "billing-month": "month", "billing-csv": "month", "billing-json": "month",
+    "overview": {},
+    "history": {},
+    "policy": {},
+    "policy-export": {},
+    "policy-import": {},
+    "policy-history": {},
+    "policy-test": {},
+    "modes": {},
+    "keys": {},
+    "webhooks": {},
+    "billing": {},
+    "billing-month": "month",
+    "billing-csv": "month",
+    "billing-json": "month",
 }
 EDIT_POSTS = ["policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate"]
 OTHER = {"login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate"}
@@ -85,8 +96,11 @@ def test_other_tenants_member_gets_404_for_every_object_of_tenant_a(client, owne
 def test_other_tenants_member_sees_none_of_tenant_a_on_list_pages(client, owner_b, objects_a):
     client.force_login(owner_b)
     secrets_of_a = [
-        objects_a["job"].public_id, objects_a["key"].prefix, objects_a["endpoint"].url,
-        objects_a["delivery"].event_id, "tenant-a",
+        objects_a["job"].public_id,
+        objects_a["key"].prefix,
+        objects_a["endpoint"].url,
+        objects_a["delivery"].event_id,
+        "tenant-a",
     ]
     for name, spec in TENANT_PAGES.items():
         response = client.get(_url(name, spec, objects_a))
@@ -107,12 +121,18 @@ def test_viewer_reads_every_page_but_cannot_change_anything(client, viewer_a, ob
     client.force_login(viewer_a)
     for name, spec in TENANT_PAGES.items():
         assert client.get(_url(name, spec, objects_a)).status_code == 200, name
-    assert client.get(_url("verification", OBJECT_URLS["verification"][0], objects_a)).status_code == 200
+    assert (
+        client.get(_url("verification", OBJECT_URLS["verification"][0], objects_a)).status_code
+        == 200
+    )
     for name in EDIT_POSTS:
         assert client.post(reverse(f"dashboard:{name}"), {}).status_code == 403, name
     for name, (kwargs, methods) in OBJECT_URLS.items():
         if "post" in methods:
-            assert client.post(_url(name, kwargs, objects_a), {"outcome": "correct"}).status_code == 403, name
+            assert (
+                client.post(_url(name, kwargs, objects_a), {"outcome": "correct"}).status_code
+                == 403
+            ), name
     objects_a["key"].refresh_from_db()
     assert objects_a["key"].revoked_at is None
     assert not Feedback.objects.exists()
@@ -127,7 +147,9 @@ def test_admin_may_edit(client, admin_a, objects_a):
     assert objects_a["key"].revoked_at is not None
 
 
-def test_member_cannot_switch_to_a_tenant_they_do_not_belong_to(client, owner_b, tenant_a, objects_a):
+def test_member_cannot_switch_to_a_tenant_they_do_not_belong_to(
+    client, owner_b, tenant_a, objects_a
+):
     client.force_login(owner_b)
     response = client.post(reverse("dashboard:switch-tenant"), {"tenant": tenant_a[0].pk})
     assert response.status_code == 404
@@ -135,7 +157,9 @@ def test_member_cannot_switch_to_a_tenant_they_do_not_belong_to(client, owner_b,
     assert client.get(detail).status_code == 404
 
 
-def test_staff_see_every_tenant_and_switch_between_them(client, staff_user, tenant_a, tenant_b, objects_a):
+def test_staff_see_every_tenant_and_switch_between_them(
+    client, staff_user, tenant_a, tenant_b, objects_a
+):
     client.force_login(staff_user)
     detail = reverse("dashboard:verification", kwargs={"public_id": objects_a["job"].public_id})
     client.post(reverse("dashboard:switch-tenant"), {"tenant": tenant_b[0].pk})
@@ -150,7 +174,8 @@ def test_staff_see_every_tenant_and_switch_between_them(client, staff_user, tena
 def test_switch_ignores_offsite_next(client, staff_user, tenant_a):
     client.force_login(staff_user)
     response = client.post(
-        reverse("dashboard:switch-tenant"), {"tenant": tenant_a[0].pk, "next": "https://evil.example/"}
+        reverse("dashboard:switch-tenant"),
+        {"tenant": tenant_a[0].pk, "next": "https://evil.example/"},
     )
     assert response["Location"] == reverse("dashboard:overview")
 
@@ -159,7 +184,9 @@ def test_revenue_across_tenants_is_for_staff_only(client, owner_a, staff_user, o
     client.force_login(owner_a)
     assert client.get(reverse("dashboard:revenue")).status_code == 403
     client.force_login(staff_user)
-    response = client.get(reverse("dashboard:revenue"), {"month": month_of(objects_a["job"].created_at)})
+    response = client.get(
+        reverse("dashboard:revenue"), {"month": month_of(objects_a["job"].created_at)}
+    )
     assert response.status_code == 200
     assert "tenant-a" in response.content.decode()
 
