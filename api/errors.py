@@ -127,6 +127,8 @@ def problem_exception_handler(exc, context):
         response["Retry-After"] = str(max(1, wait))
         body = problem(429, f"Rate limit exceeded; retry in {max(1, wait)} s.", instance=instance)
     else:
+        if response.status_code == 503:
+            response["Retry-After"] = "5"
         detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
         slug = getattr(exc, "problem_slug", None)
         body = problem(response.status_code, str(detail), slug=slug, instance=instance)

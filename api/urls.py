@@ -1,6 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from .views.gateway import ChatCompletions
 from .views.usage import UsageView
 from .views.verifications import VerificationDetail, VerificationFeedback, VerificationListCreate
 from .views.webhooks import WebhookEndpointDetail, WebhookEndpointList, WebhookEndpointRotate
@@ -14,6 +15,7 @@ urlpatterns = [
         name="verification-feedback",
     ),
     path("usage", UsageView.as_view(), name="usage"),
+    path("chat/completions", ChatCompletions.as_view(), name="chat-completions"),
     path("webhook-endpoints", WebhookEndpointList.as_view(), name="webhook-endpoints"),
     path("webhook-endpoints/<int:pk>", WebhookEndpointDetail.as_view(), name="webhook-endpoint"),
     path(

@@ -187,7 +187,7 @@ TRUTHLENS = {
     "BANDIT_SEED": env_str("TRUTHLENS_BANDIT_SEED", "") or None,
     # USD per 1M tokens for models litellm has no price for: "model=in:out,model2=in:out"
     "LLM_PRICES": env_list("TRUTHLENS_LLM_PRICES", []),
-    "LLM_TIMEOUT_SECONDS": env_float("TRUTHLENS_LLM_TIMEOUT_SECONDS", 30, minimum=0.1),
+    "GATEWAY_WAIT_SECONDS": env_float("TRUTHLENS_GATEWAY_WAIT_SECONDS", 30, minimum=0),
 }
 
 from workers.celeryconfig import *  # noqa: E402,F403 - Celery settings live in their own module

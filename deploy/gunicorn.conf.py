@@ -1,11 +1,76 @@
-"""Gunicorn settings; threads because `"wait": N` requests block on I/O, not CPU."""
+"""Gunicorn settings; threads because `"wait": N` requests block on I/O, not CPU.
+
+Containers set `GUNICORN_BIND=0.0.0.0:8000` and `GUNICORN_METRICS_BIND=0.0.0.0:9100`.
+With a metrics bind, `/metrics` answers only on that port and the public port answers
+404 for it. A NetworkPolicy works on ports, not paths, so this split lets it restrict
+scraping to Prometheus while leaving the API open. Keep `localhost` in ALLOWED_HOSTS:
+probes and scrapes present themselves as it.
+
+With `PROMETHEUS_MULTIPROC_DIR` set (the images set it), each worker process writes its
+samples there and `/metrics` sums them, so one scrape sees every gunicorn worker.
+"""
 
 import os
 
-bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
+bind = [os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")]
+_metrics_bind = os.environ.get("GUNICORN_METRICS_BIND", "")
+if _metrics_bind:
+    bind.append(_metrics_bind)
 workers = int(os.environ.get("GUNICORN_WORKERS", "2"))
 worker_class = "gthread"
 threads = int(os.environ.get("GUNICORN_THREADS", "16"))
 timeout = 60
 graceful_timeout = 30
 accesslog = "-"
+
+_NOT_FOUND = b'{"type": "about:blank", "title": "Not Found", "status": 404}'
+
+
+def _is_metrics_path(path: str) -> bool:
+    return path == "/metrics" or path.startswith("/metrics/")
+
+
+def _local_port(environ) -> int | None:
+    # The accepted socket tells the real listener; SERVER_PORT comes from the
+    # client's Host header and could be forged to reach /metrics publicly.
+    sock = environ.get("gunicorn.socket")
+    try:
+        return int(sock.getsockname()[1])
+    except (AttributeError, OSError, TypeError, IndexError, ValueError):
+        return None
+
+
+def split_metrics_port(app, metrics_port: int):
+    """Wrap a WSGI app: `/metrics` only on `metrics_port`, nothing else there."""
+
+    def guarded(environ, start_response):
+        on_metrics_port = _local_port(environ) == metrics_port
+        if _is_metrics_path(environ.get("PATH_INFO", "")) != on_metrics_port:
+            start_response(
+                "404 Not Found",
+                [
+                    ("Content-Type", "application/problem+json"),
+                    ("Content-Length", str(len(_NOT_FOUND))),
+                ],
+            )
+            return [_NOT_FOUND]
+        if on_metrics_port:
+            # Scrapers send the pod address as Host, which ALLOWED_HOSTS rejects; this
+            # port is reachable only by Prometheus, so answer as the local host.
+            environ["HTTP_HOST"] = "localhost"
+        return app(environ, start_response)
+
+    return guarded
+
+
+def post_worker_init(worker):
+    if _metrics_bind:
+        worker.wsgi = split_metrics_port(worker.wsgi, int(_metrics_bind.rsplit(":", 1)[1]))
+
+
+def child_exit(server, worker):
+    # Drop a dead worker's live gauges from the shared directory.
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

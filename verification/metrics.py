@@ -38,13 +38,14 @@ DETECT_BATCH = Histogram(
     buckets=(1, 2, 4, 8, 16, 32, 64),
 )
 TASK_SECONDS = Histogram(
-    "truthlens_task_duration_seconds",
+    "truthlens_worker_task_seconds",
     "Celery task run time",
     ["task"],
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300),
 )
-TASK_FAILURES = Counter("truthlens_task_failures_total", "Celery task failures", ["task"])
-TASK_RETRIES = Counter("truthlens_task_retries_total", "Celery task retries", ["task"])
+TASKS = Counter(
+    "truthlens_worker_tasks_total", "Celery tasks finished, by state", ["task", "state"]
+)
 QUEUES = ("detect", "mitigate", "webhooks", "maintenance")
 
 

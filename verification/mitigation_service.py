@@ -21,42 +21,20 @@ from .detections import result_from_dict
 from .engine.detectors.registry import load_detector
 from .engine.mitigation import (
     Budget,
-    LLMClient,
     MitigationResult,
-    ModelConfig,
     PremiumSettings,
-    Price,
     RefineSettings,
     cross_check,
     redetector,
     refine,
 )
 from .engine.policy import PolicyDocument
+from .llm_access import client_for, model_config
 from .models import LLMCallRecord, VerificationJob
 from .policies import policy_for
 from .processing import KnownTypes, detection_config, job_input
 
 log = logging.getLogger(__name__)
-
-
-def _prices(llm: LLMSettings) -> dict[str, Price]:
-    table: dict[str, Price] = {}
-    for entry in settings.TRUTHLENS["LLM_PRICES"]:  # "model=in:out" (USD per 1M tokens)
-        model, _, pair = entry.partition("=")
-        p_in, _, p_out = pair.partition(":")
-        table[model] = Price(float(p_in), float(p_out))
-    for model, price in (llm.price_table or {}).items():
-        table[model] = Price(float(price.get("input", 0)), float(price.get("output", 0)))
-    return table
-
-
-def _model(llm: LLMSettings, name: str) -> ModelConfig:
-    return ModelConfig(
-        model=name,
-        api_base=llm.api_base or None,
-        api_key=llm.api_key or None,
-        timeout_s=llm.timeout_seconds,
-    )
 
 
 def _budget(job: VerificationJob, policy: PolicyDocument) -> Budget:
@@ -81,13 +59,13 @@ def mitigate(job: VerificationJob) -> MitigationResult:
     )
     known = KnownTypes({item.query: (job.query_type, job.query_type_confidence or 0.0)})
     redetect = redetector(config, load_detector(settings.TRUTHLENS["DETECTOR"]), classifier=known)
-    client = LLMClient(prices=_prices(llm))
+    client = client_for(llm)
     budget = _budget(job, policy)
-    primary = _model(llm, job.model or llm.default_model)
+    primary = model_config(llm, job.model or llm.default_model)
     if job.mode == "premium":
         premium = policy.premium
-        verifiers = [_model(llm, m) for m in premium.verification_models] or [primary]
-        judge = _model(llm, premium.judge_model) if premium.judge_model else primary
+        verifiers = [model_config(llm, m) for m in premium.verification_models] or [primary]
+        judge = model_config(llm, premium.judge_model) if premium.judge_model else primary
         return cross_check(
             item,
             initial,

@@ -77,6 +77,7 @@ class VerificationSerializer(serializers.ModelSerializer):
             "mode_source",
             "score",
             "model_score",
+            "final_score",
             "threshold",
             "detected",
             "risk_level",

@@ -42,10 +42,12 @@ def _task_started(task_id=None, task=None, **kwargs):
 
 
 @signals.task_postrun.connect
-def _task_finished(task_id=None, task=None, **kwargs):
+def _task_finished(task_id=None, task=None, state=None, **kwargs):
     started = _started.pop(task_id, None)
     if started is not None and task is not None:
         metrics.TASK_SECONDS.labels(task=task.name).observe(time.monotonic() - started)
+    if task is not None and state == "SUCCESS":
+        metrics.TASKS.labels(task=task.name, state="succeeded").inc()
     context = _bound.pop(task_id, None)
     if context is not None:
         context.__exit__(None, None, None)
@@ -53,12 +55,12 @@ def _task_finished(task_id=None, task=None, **kwargs):
 
 @signals.task_failure.connect
 def _task_failed(sender=None, **kwargs):
-    metrics.TASK_FAILURES.labels(task=getattr(sender, "name", "unknown")).inc()
+    metrics.TASKS.labels(task=getattr(sender, "name", "unknown"), state="failed").inc()
 
 
 @signals.task_retry.connect
 def _task_retried(sender=None, **kwargs):
-    metrics.TASK_RETRIES.labels(task=getattr(sender, "name", "unknown")).inc()
+    metrics.TASKS.labels(task=getattr(sender, "name", "unknown"), state="retried").inc()
 
 
 @signals.worker_ready.connect

@@ -48,3 +48,16 @@ def test_a_few_foreign_letters_or_emoji_do_not_change_an_english_answer():
 
 def test_a_short_answer_in_a_foreign_script_is_still_recognised():
     assert answer_language("東京です", ["Tokyo is the capital of Japan."]) == "ja"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yes I 'd love to do some video game development .",
+        "It 's a lot of fun . Just rolling a bowling ball towards a target .",
+        "i love seafoam too, i really like green plants, especially plants.",
+    ],
+)
+def test_casual_english_is_not_mistaken_for_a_language_sharing_short_words(text):
+    # "i", "a", "do", "to" are also Polish/Czech/Portuguese function words
+    assert detect_language(text) == "en"

@@ -70,6 +70,14 @@ def test_predictions_are_deterministic_and_in_order(eiffel):
     assert max(t.prob for t in a[1].tokens) > max(t.prob for t in a[0].tokens)
 
 
+def test_an_absent_word_in_a_grounded_sentence_scores_below_one_in_an_ungrounded_one(eiffel):
+    grounded, _ = probs(eiffel, "The Eiffel Tower in Paris is 330 metres high.")
+    ungrounded, _ = probs(eiffel, "Rabbits adore extremely high carrots.")
+    assert grounded["high"] < ungrounded["high"]
+    swapped, _ = probs(eiffel, "The Eiffel Tower in Lyon is 330 metres tall.")
+    assert swapped["Lyon"] >= 0.85  # names are never discounted
+
+
 def test_cjk_and_emoji_answers_keep_exact_character_offsets():
     response = "東京タワーは333メートル 🗼 です 👍🏽 ok"
     pred = LexicalDetector().predict(
@@ -80,4 +88,4 @@ def test_cjk_and_emoji_answers_keep_exact_character_offsets():
     assert "333" in surfaces and "🗼" in surfaces and "東" in surfaces
     assert all(t.end <= len(response) and t.start < t.end for t in tokens)
     by_surface = {response[t.start : t.end]: t.prob for t in tokens}
-    assert by_surface["333"] < 0.2 and by_surface["ok"] > 0.5
+    assert by_surface["333"] < 0.2 < by_surface["ok"]

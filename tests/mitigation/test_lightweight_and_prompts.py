@@ -85,3 +85,29 @@ def test_sentences_keep_their_offsets():
         "- a bullet",
     ]
     assert all(text[s.start : s.end] == s.text for s in segments)
+
+
+def test_agreement_flags_changed_values_even_when_sentences_look_alike():
+    from verification.engine.mitigation.agreement import compare, embedding_similarity
+
+    class BagOfWords:  # a stand-in encoder: unit vectors over a tiny vocabulary
+        vocab = ["tower", "completed", "built", "1889", "1950", "paris", "cheese"]
+        calls = 0
+
+        def encode(self, texts):
+            import numpy as np
+
+            BagOfWords.calls += 1
+            rows = []
+            for t in texts:
+                v = np.array([float(w in t.lower()) for w in self.vocab]) + 1e-6
+                rows.append(v / np.linalg.norm(v))
+            return np.array(rows)
+
+    sim = embedding_similarity(BagOfWords())
+    others = split_sentences("The tower was completed in 1889. It is in Paris.")
+
+    assert compare("The tower was completed in 1950.", others, sim).stance == "conflict"
+    assert compare("The tower was completed in 1889.", others, sim).stance == "agree"
+    assert compare("Eiffel liked cheese.", others, sim).stance == "absent"
+    assert BagOfWords.calls <= 5  # each sentence encoded once

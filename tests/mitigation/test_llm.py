@@ -62,6 +62,15 @@ def test_it_retries_a_429_then_succeeds(llm, client, model):
     assert len(llm.requests) == 2
 
 
+def test_it_waits_as_long_as_retry_after_asks(llm, client, model):
+    llm.script(Reply(status=429, headers={"Retry-After": "0.3"}), "after waiting")
+
+    reply = client.complete(model(), MESSAGES, role="refine")
+
+    assert reply.text == "after waiting"
+    assert reply.call.latency_ms >= 300  # not the 10 ms the test backoff would give
+
+
 def test_it_gives_up_on_5xx_after_the_retry_budget(llm, client, model):
     llm.script(Reply(status=503), Reply(status=500), Reply(status=502), "never reached")
 

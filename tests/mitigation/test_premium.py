@@ -223,3 +223,54 @@ def test_premium_costs_add_up_to_the_sum_of_calls(llm, client, model):
     expected = ((300 + 310 + 500) * 1.0 + (10 + 10 + 40) * 2.0) / 1e6
     assert result.cost_usd == pytest.approx(expected)
     assert result.cost_usd == pytest.approx(sum(it.cost_usd for it in result.iterations))
+
+
+def test_a_second_round_asks_the_judge_again_but_not_the_verifiers(llm, client, model):
+    # given a judge whose first fix is still wrong and whose second is right
+    fixes = iter(["The tower was completed in 1890.", "The tower was completed in 1889."])
+    verifiers = {"verifier-a": "The tower was completed in 1889.", "verifier-b": "It is in Paris."}
+
+    def respond(body):
+        if body["model"] == "judge":
+            return Reply(content=_judge({"id": 1, "action": "replace", "replacement": next(fixes)}))
+        return Reply(content=verifiers[body["model"]])
+
+    llm.responder = respond
+
+    # when
+    result = _run(
+        client, model, "The tower was completed in 1950.", PremiumSettings(max_iterations=3)
+    )
+
+    # then
+    assert result.final_response == "The tower was completed in 1889."
+    assert result.stop_reason == "resolved"
+    assert [c.role for c in result.calls] == ["verify", "verify", "judge", "judge"]
+    assert [it.answer for it in result.iterations][1:] == [
+        "The tower was completed in 1890.",
+        "The tower was completed in 1889.",
+    ]
+
+
+def test_verification_calls_the_budget_cannot_cover_are_skipped(llm, client, model):
+    from verification.engine.mitigation import Budget
+    from verification.engine.mitigation.prompts import answer_messages
+
+    llm.responder = _router(
+        {
+            "verifier-a": "The tower was completed in 1889.",
+            "verifier-b": "The tower was completed in 1889.",
+        }
+    )
+    one_call = client.estimate_cost(model("verifier-a"), answer_messages(CONTEXT, QUERY))
+    item = DetectionInput.build(CONTEXT, "The tower was completed in 1889.", QUERY)
+    budget = Budget(per_request_usd=one_call * 1.5)
+
+    result = cross_check(
+        item, fake_redetect(item), fake_redetect, client,
+        [model("verifier-a"), model("verifier-b")], model("judge"), budget=budget,
+    )  # fmt: skip
+
+    assert len(llm.requests) == 1
+    assert any("skipped" in w for w in result.warnings)
+    assert budget.spent_usd == pytest.approx(result.cost_usd)

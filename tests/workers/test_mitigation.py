@@ -26,7 +26,9 @@ def _job(public_id: str) -> VerificationJob:
     return VerificationJob.objects.get(pk=VerificationJob.parse_public_id(public_id))
 
 
-def test_standard_mode_refines_the_answer_with_the_tenants_llm(start_worker, tenant_a, eiffel, fake_llm):
+def test_standard_mode_refines_the_answer_with_the_tenants_llm(
+    start_worker, tenant_a, eiffel, fake_llm
+):
     # given a tenant whose policy asks for self-refinement and whose LLM is the local server
     tenant, token = tenant_a
     Policy.objects.create(tenant=tenant, document={"default_mode": "standard"})

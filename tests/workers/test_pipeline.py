@@ -56,7 +56,8 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
         'truthlens_detections_total{decision="default",detected="true",mode="lightweight"}'
         in scraped
     )
-    assert 'truthlens_task_duration_seconds_count{task="truthlens.detect"}' in scraped
+    assert 'truthlens_worker_task_seconds_count{task="truthlens.detect"}' in scraped
+    assert 'truthlens_worker_tasks_total{state="succeeded",task="truthlens.detect"}' in scraped
     assert 'truthlens_queue_depth{queue="detect"}' in scraped
     assert "truthlens_detector_batch_size_count" in scraped
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 UNDETERMINED = "und"
 MIN_WORDS = 4  # fewer Latin words than this: defer to the fallback
-MIN_HITS = 2  # function-word hits needed before a Latin language is named
+MIN_HITS = 1.5  # function-word evidence (shared words count fractionally) to name a language
 
 _WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
@@ -35,15 +35,18 @@ _FUNCTION_WORDS: dict[str, frozenset[str]] = {
     for lang, words in {
         "en": "the and of to is in that it was for on are with as his they be at this have "
         "from or had by but not what all were when we there can an which their has would "
-        "been its who did does how why where",
+        "been its who did does how why where you he she my your me so just like really yes "
+        "yeah than very about more some if out up also because think know much many these "
+        "those them our could should will don't it's i'm i've that's there's any been into "
+        "only other then over after before well even most such here",
         "fr": "le la les des est et un une du en que qui dans pour pas sur au avec il elle "
-        "sont ce cette mais ou nous vous leur été aux par",
+        "sont ce cette mais ou nous vous leur été aux par à se ne très",
         "de": "der die das und ist nicht ein eine zu den von mit sich des auf für im dem "
         "auch es sie wir war wird sind bei aus nach oder",
         "es": "el la los las de que y en un una es por con para no se del al como más pero "
         "su lo fue son está este esta",
         "it": "il lo la gli le di che è e un una per non con del della sono da nel si ma "
-        "come anche questo questa alla",
+        "come anche questo questa alla ed stata stato",
         "pt": "o a os as de que e do da em um uma para com não no na se por mais dos das "
         "como mas foi ao são está",
         "nl": "de het een en van is dat op te in niet zijn voor met die er aan ook als maar "
@@ -62,10 +65,15 @@ _FUNCTION_WORDS: dict[str, frozenset[str]] = {
     }.items()
 }
 
+_LANGS_OF_WORD: dict[str, tuple[str, ...]] = {}
+for _lang, _vocab in _FUNCTION_WORDS.items():
+    for _word in _vocab:
+        _LANGS_OF_WORD[_word] = (*_LANGS_OF_WORD.get(_word, ()), _lang)
+
 # Letters that only (or mostly) occur in one Latin-script language.
 _LETTERS = {
     "ß": "de", "ä": "de", "ñ": "es", "¿": "es", "¡": "es", "ã": "pt", "õ": "pt",
-    "ç": "fr", "œ": "fr", "ê": "fr", "è": "fr", "à": "fr", "ø": "da", "æ": "da",
+    "ç": "fr", "œ": "fr", "ê": "fr", "ø": "da", "æ": "da",
     "å": "sv", "ł": "pl", "ą": "pl", "ę": "pl", "ğ": "tr", "ş": "tr", "ı": "tr",
     "ă": "ro", "ț": "ro", "ř": "cs", "ě": "cs", "ů": "cs",
 }  # fmt: skip
@@ -124,12 +132,16 @@ def _latin_language(text: str, fallback: str) -> str:
     words = [w.casefold().replace("’", "'") for w in _WORD_RE.findall(text)]
     if len(words) < MIN_WORDS:
         return fallback
-    hits: Counter[str] = Counter()
-    for lang, vocab in _FUNCTION_WORDS.items():
-        hits[lang] = sum(1 for w in words if w in vocab)
+    hits: dict[str, float] = dict.fromkeys(_FUNCTION_WORDS, 0.0)
+    for w in words:
+        # ASCII single letters ("a", "i", "w") are too ambiguous to count ("è" is not); a word shared
+        # by several languages ("do", "to", "no") counts as a fraction to each.
+        langs = _LANGS_OF_WORD.get(w, ()) if len(w) > 1 or not w.isascii() else ()
+        for lang in langs:
+            hits[lang] += 1.0 / len(langs)
     for ch in text.casefold():
         if ch in _LETTERS:
-            hits[_LETTERS[ch]] += 1
+            hits[_LETTERS[ch]] += 1.0
     ranked = sorted(hits.items(), key=lambda kv: (-kv[1], kv[0]))
     (best, top), (_, second) = ranked[0], ranked[1]
     if top < MIN_HITS or top < 1.25 * second:

@@ -34,7 +34,7 @@ class LexicalWeights:
     absent_cjk: float = 0.7
     #: How far a grounded sentence pulls an absent word down: an unknown word in
     #: an otherwise grounded sentence is more often a paraphrase than a fabrication.
-    #: Numbers are exempt (a paraphrase keeps its numbers).
+    #: Numbers, dates, names and negations are exempt (a paraphrase keeps them).
     sentence_support: float = 0.35  # tuned on begin/dev + faithdial_audit (tuning sets)
 
 
@@ -87,7 +87,11 @@ class LexicalDetector:
     def _discount_grounded_sentences(
         self, response: str, words: list[Word], probs: list[float]
     ) -> list[float]:
-        """Scale absent-word probabilities by how grounded the rest of their sentence is."""
+        """Scale absent-word probabilities by how grounded the rest of their sentence is.
+
+        Numbers, dates, names and negations are exempt: a paraphrase keeps them,
+        and swapping them inside an otherwise faithful sentence is the classic
+        hallucination."""
         wt = self.weights
         out = list(probs)
         for sentence in split_sentences(response):
@@ -101,7 +105,7 @@ class LexicalDetector:
             absent = [i for i in idx if probs[i] > 0.5]
             grounded_share = 1.0 - len(absent) / len(idx)
             for i in absent:
-                if words[i].kind != "number" and words[i].surface.casefold() not in MONTHS:
+                if _paraphrasable(words[i], i, words):
                     out[i] = probs[i] * (1.0 - wt.sentence_support * grounded_share)
         return out
 
@@ -133,6 +137,13 @@ class LexicalDetector:
         if _is_proper_noun(w, index, words):
             return wt.absent_proper_noun
         return wt.absent_word
+
+
+def _paraphrasable(w: Word, index: int, words: list[Word]) -> bool:
+    lowered = w.surface.casefold()
+    if w.kind == "number" or lowered in MONTHS or lowered in NEGATIONS or lowered.endswith("n't"):
+        return False
+    return not _is_proper_noun(w, index, words)
 
 
 def _is_proper_noun(w: Word, index: int, words: list[Word]) -> bool:

@@ -7,7 +7,9 @@ detector. Importing this package imports litellm (a few seconds), which is why
 `verification.engine` does not import it eagerly.
 """
 
+from .agreement import embedding_similarity, lexical_similarity
 from .cascade import CascadeResult, CascadeSettings, SpanDecision, cascade
+from .dispatch import Models, mitigate, passthrough
 from .lightweight import headers, lightweight, warning_text
 from .llm import (
     Budget,
@@ -40,6 +42,7 @@ __all__ = [
     "LLMReply",
     "LLMRequest",
     "MitigationResult",
+    "Models",
     "ModelConfig",
     "PremiumSettings",
     "Price",
@@ -50,8 +53,12 @@ __all__ = [
     "SpanDecision",
     "cascade",
     "cross_check",
+    "embedding_similarity",
     "headers",
+    "lexical_similarity",
     "lightweight",
+    "mitigate",
+    "passthrough",
     "redetector",
     "refine",
     "repair",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 from .segments import Segment
 
@@ -87,3 +87,30 @@ def compare(
     if va and vb and va != vb and not va <= vb:
         return Comparison("conflict", sim, best.text)
     return Comparison("agree" if sim >= agree_threshold else "absent", sim, best.text)
+
+
+class _Encoder(Protocol):
+    def encode(self, texts: Sequence[str]) -> Any: ...
+
+
+def embedding_similarity(encoder: _Encoder, max_cache: int = 4096) -> Similarity:
+    """Cosine similarity of sentence embeddings (e.g. `embeddings.get_encoder()`), clipped at 0.
+
+    Sentences are encoded once and cached, because `compare` scores every
+    claim against every sentence of every other answer. Values and names are
+    still checked lexically by `compare`: embeddings rate "built in 1889" and
+    "built in 1950" as near-identical, which is exactly the disagreement we need.
+    """
+    cache: dict[str, Any] = {}
+
+    def vector(text: str) -> Any:
+        if text not in cache:
+            if len(cache) >= max_cache:
+                cache.clear()
+            cache[text] = encoder.encode([text])[0]
+        return cache[text]
+
+    def similarity(a: str, b: str) -> float:
+        return max(0.0, float(vector(a) @ vector(b)))
+
+    return similarity

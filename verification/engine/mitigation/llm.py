@@ -62,6 +62,9 @@ class RetryPolicy:
     attempts: int = 3
     initial_s: float = 0.5
     max_s: float = 8.0
+    # A provider's Retry-After is honoured up to this; longer waits are better spent failing
+    # over (the worker's own retry or a cheaper mode) than holding a mitigate slot.
+    max_retry_after_s: float = 20.0
 
 
 @dataclass
@@ -175,6 +178,39 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(status, int) and status >= 500
 
 
+def retry_after_s(exc: BaseException | None) -> float | None:
+    """Seconds a provider asked us to wait (`Retry-After`), when it said so in seconds."""
+    if exc is None:
+        return None
+    for headers in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ):
+        value = headers.get("retry-after") if headers is not None else None
+        if value is not None:
+            try:
+                return max(float(value), 0.0)
+            except ValueError:
+                return None  # an HTTP date: rare for LLM APIs, fall back to our backoff
+    return None
+
+
+class _BackoffWait:
+    """Exponential backoff, stretched to the provider's `Retry-After` (up to `max_retry_after_s`)."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self.policy = policy
+        self.exponential = wait_exponential(multiplier=policy.initial_s, max=policy.max_s)
+
+    def __call__(self, state: RetryCallState) -> float:
+        wait = self.exponential(state)
+        outcome = state.outcome
+        asked = retry_after_s(outcome.exception() if outcome is not None else None)
+        if asked is not None:
+            wait = max(wait, min(asked, self.policy.max_retry_after_s))
+        return wait
+
+
 CompletionFn = Callable[..., Any]
 
 
@@ -222,7 +258,10 @@ class LLMClient:
 
     def count_prompt_tokens(self, config: ModelConfig, messages: list[Message]) -> int:
         # litellm ships its tokenizers; tiktoken.get_encoding would download them.
-        return int(litellm.token_counter(model=config.model, messages=messages))
+        try:
+            return int(litellm.token_counter(model=config.model, messages=messages))
+        except Exception:  # an odd message shape must not skip the budget check: over-count
+            return sum(len(str(m.get("content") or "")) for m in messages) // 3 + 8
 
     def estimate_cost(self, config: ModelConfig, messages: list[Message]) -> float:
         """Worst case for one call: the whole prompt plus `max_tokens` of output."""
@@ -263,7 +302,7 @@ class LLMClient:
 
         retrying = Retrying(
             retry=retry_if_exception(is_transient),
-            wait=wait_exponential(multiplier=self.retry.initial_s, max=self.retry.max_s),
+            wait=_BackoffWait(self.retry),
             stop=stop_after_attempt(self.retry.attempts),
             before=count_attempt,
             reraise=True,

@@ -40,7 +40,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m verification.engine.train", description=__doc__)
     p.add_argument("--out", type=Path, default=embedded.DEFAULT_MODEL_DIR)
     p.add_argument("--data-dir", type=Path, default=Path(default_data))
-    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--limit", type=int, default=None, help="use at most N training examples")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:0 ...")
@@ -49,7 +49,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--lr", type=float, default=8e-5, help="learning rate of the top layers")
     p.add_argument("--head-lr", type=float, default=1e-3)
-    p.add_argument("--frozen-layers", type=int, default=4)
+    p.add_argument("--frozen-layers", type=int, default=5)
     p.add_argument("--dev-percent", type=int, default=10)
     return p.parse_args(argv)
 

@@ -1,0 +1,163 @@
+"""`POST /v1/chat/completions`: an OpenAI-compatible gateway that verifies what it forwards.
+
+The request goes to the tenant's upstream model through litellm; the answer
+is verified against `role=tool` messages and system-prompt context (as
+HaluGate does), the tenant policy applies (warning, refinement, premium),
+and the (possibly mitigated) completion comes back with the `X-TruthLens-*`
+headers and a `truthlens` object. A conversation without context passes
+through with `X-TruthLens-Detected: unknown`.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+
+from tenants.models import LLMSettings
+from verification.actions.create import NewVerification, create_verification
+from verification.engine.messages import MessagesError, inputs_from_messages
+from verification.engine.mitigation import LLMError
+from verification.llm_access import client_for, model_config
+from verification.models import LLMCallRecord, VerificationJob
+from verification.notify import wait_for
+from verification.serializers import VerificationSerializer, verification_headers
+
+from ..errors import ServiceUnavailable
+from ..serializers import MessageSerializer
+from .base import TenantScopedView
+
+
+class ChatRequestSerializer(serializers.Serializer):
+    model = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
+    messages = MessageSerializer(many=True, allow_empty=False)
+    max_tokens = serializers.IntegerField(
+        required=False, min_value=1, max_value=32_000, default=1024
+    )
+    stream = serializers.BooleanField(required=False, default=False)
+
+    def validate_stream(self, value: bool) -> bool:
+        if value:
+            raise ValidationError("streaming is not supported yet; send stream=false.")
+        return value
+
+
+def _completion(reply_text: str, model: str, usage: dict, truthlens: dict) -> dict:
+    return {
+        "id": "chatcmpl-" + uuid.uuid4().hex,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply_text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": usage,
+        "truthlens": truthlens,
+    }
+
+
+class ChatCompletions(TenantScopedView):
+    def base_queryset(self):
+        return VerificationJob.objects.all()
+
+    @extend_schema(request=ChatRequestSerializer, responses={200: None})
+    def post(self, request):
+        data = ChatRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        llm = LLMSettings.objects.filter(tenant=self.tenant).first()
+        if llm is None:
+            raise ValidationError({"model": "this tenant has no upstream LLM configured."})
+        model = v["model"] or llm.default_model
+        messages = [{k: m[k] for k in m if m[k] is not None} for m in v["messages"]]
+        try:
+            reply = client_for(llm).complete(
+                model_config(llm, model, max_tokens=v["max_tokens"]), messages, role="gateway"
+            )
+        except LLMError as exc:
+            raise ServiceUnavailable(f"the upstream model failed: {exc}") from exc
+        usage = {
+            "prompt_tokens": reply.call.prompt_tokens,
+            "completion_tokens": reply.call.completion_tokens,
+            "total_tokens": reply.call.prompt_tokens + reply.call.completion_tokens,
+        }
+        try:
+            item = inputs_from_messages([*messages, {"role": "assistant", "content": reply.text}])
+        except MessagesError:
+            item = None
+        if item is None or not item.context:
+            response = Response(
+                _completion(reply.text, model, usage, {"verified": False, "reason": "no context"})
+            )
+            response["X-TruthLens-Enabled"] = "false"
+            response["X-TruthLens-Detected"] = "unknown"
+            return response
+        mode = request.headers.get("X-TruthLens-Mode", "auto")
+        with transaction.atomic():
+            job, _ = create_verification(
+                self.tenant,
+                NewVerification(
+                    context=list(item.context),
+                    response=item.response,
+                    query=item.query or "",
+                    messages=messages,
+                    model=model,
+                    mode=mode if mode in ("auto", "lightweight", "standard", "premium") else "auto",
+                    metadata={"source": "gateway"},
+                ),
+                api_key=request.auth,
+            )
+            # The upstream call is part of this verification's bill.
+            LLMCallRecord.objects.create(
+                job=job,
+                tenant=self.tenant,
+                model=model,
+                role="gateway",
+                prompt_tokens=reply.call.prompt_tokens,
+                completion_tokens=reply.call.completion_tokens,
+                cost_usd=Decimal(str(round(reply.call.cost_usd, 8))),
+                latency_ms=int(reply.call.latency_ms),
+            )
+        wait_for(job.public_id, settings.TRUTHLENS["GATEWAY_WAIT_SECONDS"], lambda: _final(job.pk))
+        job = (
+            VerificationJob.objects.prefetch_related("spans").select_related("usage").get(pk=job.pk)
+        )
+        verification = VerificationSerializer(job).data
+        content = job.final_response if job.is_final and job.final_response else reply.text
+        if job.is_final and job.warning and job.mode == "lightweight":
+            content = f"{content}\n\n{job.warning}"
+        truthlens = {
+            k: verification[k]
+            for k in (
+                "id",
+                "status",
+                "verification_status",
+                "score",
+                "final_score",
+                "detected",
+                "risk_level",
+                "mode",
+                "iterations",
+                "warning",
+                "spans",
+            )
+        }
+        response = Response(_completion(content, model, usage, truthlens))
+        for name, value in verification_headers(job).items():
+            response[name] = value
+        return response
+
+
+def _final(job_id) -> bool:
+    return VerificationJob.objects.filter(pk=job_id, status__in=["completed", "failed"]).exists()

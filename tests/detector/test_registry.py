@@ -1,0 +1,46 @@
+"""load_detector: specs, per-process caching and clear errors."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from verification.engine.detectors import registry
+from verification.engine.detectors.transformer import TransformerDetector
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    registry.clear_cache()
+    yield
+    registry.clear_cache()
+
+
+def test_a_model_folder_loads_once_per_process(tiny_model_dir):
+    first = registry.load_detector(str(tiny_model_dir))
+    assert isinstance(first, TransformerDetector)
+    assert registry.load_detector(f"hf:{tiny_model_dir}") is first
+    assert registry.load_detector(str(tiny_model_dir) + "/") is first
+
+
+def test_the_default_spec_is_the_embedded_detector_and_is_cached():
+    detector = registry.load_detector()
+    assert detector.name == "embedded-minilm"
+    assert registry.load_detector("embedded") is detector
+
+
+def test_an_unknown_spec_or_missing_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(registry.UnknownDetectorError, match="unknown detector"):
+        registry.load_detector("no-such-detector")
+    with pytest.raises(registry.UnknownDetectorError, match="expected 'embedded'"):
+        registry.load_detector(f"hf:{tmp_path / 'missing'}")
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("verification.engine.detectors.lexical") is None,
+    reason="LexicalDetector lives on the engine branch",
+)
+def test_lexical_spec_loads_the_lexical_detector():
+    detector = registry.load_detector("lexical")
+    assert registry.load_detector("lexical") is detector

@@ -1,0 +1,157 @@
+"""Mode selection, bandit updates and the mitigate stage, run in-process on real Postgres."""
+
+from __future__ import annotations
+
+import pytest
+
+from tenants.models import LLMSettings, Policy
+from tests.mitigation.fake_llm import FakeLLM
+from verification import bandit_store, mitigation_service
+from verification.actions.claim import claim
+from verification.actions.create import NewVerification, create_verification
+from verification.actions.stages import claim_mitigation
+from verification.models import LLMCallRecord, MitigationStep, ModeArm, UsageRecord
+from verification.processing import process_jobs
+
+pytestmark = pytest.mark.django_db
+
+CONTEXT = ["The Eiffel Tower was built from 1887 to 1889. It is 330 metres tall."]
+WRONG = "The Eiffel Tower was built in 1950. It is 330 metres tall."
+RIGHT = "The Eiffel Tower was built from 1887 to 1889. It is 330 metres tall."
+
+
+@pytest.fixture
+def fake_llm():
+    server = FakeLLM()
+    server.start()
+    yield server
+    server.stop()
+
+
+def _llm(tenant, fake: FakeLLM) -> None:
+    conf = LLMSettings(
+        tenant=tenant,
+        default_model="openai/primary",
+        api_base=fake.api_base,
+        price_table={m: {"input": 1.0, "output": 2.0} for m in ("primary", "verifier", "judge")},
+    )
+    conf.api_key = "sk-test"
+    conf.save()
+
+
+def _detect(tenant, response=WRONG, mode="auto"):
+    job, _ = create_verification(
+        tenant,
+        NewVerification(
+            context=CONTEXT, query="When was the Eiffel Tower built?", response=response, mode=mode
+        ),
+    )
+    process_jobs([claim(job.pk)])
+    job.refresh_from_db()
+    return job
+
+
+def test_auto_mode_is_chosen_by_thompson_sampling_among_allowed_modes(tenant_a, settings):
+    settings.TRUTHLENS = {**settings.TRUTHLENS, "BANDIT_SEED": "7"}
+    tenant = tenant_a[0]
+    Policy.objects.create(
+        tenant=tenant,
+        document={"default_mode": "auto", "allowed_modes": ["lightweight", "standard"]},
+    )
+    # a strongly better lightweight arm should win nearly always
+    ModeArm.objects.create(
+        tenant=tenant, query_type="factual_qa", mode="lightweight", alpha=50, beta=1
+    )
+    ModeArm.objects.create(
+        tenant=tenant, query_type="factual_qa", mode="standard", alpha=1, beta=50
+    )
+    job = _detect(tenant, response=RIGHT)
+    assert job.mode_source == "bandit" and job.mode == "lightweight"
+    assert ModeArm.objects.get(tenant=tenant, mode="lightweight").pulls == 1
+
+
+def test_the_same_seed_and_job_give_the_same_choice(tenant_a, settings):
+    settings.TRUTHLENS = {**settings.TRUTHLENS, "BANDIT_SEED": "11"}
+    picks = {
+        bandit_store.choose(tenant_a[0], "factual_qa", ["lightweight", "standard", "premium"], "k")
+        for _ in range(5)
+    }
+    assert len(picks) == 1
+
+
+def test_feedback_updates_the_arm_once_per_job(tenant_a, client_a):
+    tenant = tenant_a[0]
+    job = _detect(tenant, response=RIGHT, mode="lightweight")
+    arm = ModeArm.objects.get(tenant=tenant, mode="lightweight")
+    before = (arm.alpha, arm.beta, arm.pulls)
+    url = f"/v1/verifications/{job.public_id}/feedback"
+    assert client_a.post(url, {"outcome": "hallucinated"}, format="json").status_code == 201
+    assert client_a.post(url, {"outcome": "hallucinated"}, format="json").status_code == 201
+    arm.refresh_from_db()
+    assert (arm.alpha, arm.beta, arm.pulls) == (before[0], before[1] + 1, before[2] + 1)
+
+
+def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a, fake_llm):
+    tenant = tenant_a[0]
+    Policy.objects.create(
+        tenant=tenant,
+        document={
+            "premium": {"verification_models": ["openai/verifier"], "judge_model": "openai/judge"}
+        },
+    )
+    _llm(tenant, fake_llm)
+
+    def responder(body):
+        from tests.mitigation.fake_llm import Reply
+
+        model = body["model"]
+        if model == "verifier":
+            return Reply(content=RIGHT)
+        # the judge answers with its verdict for each disputed claim
+        prompt = body["messages"][-1]["content"]
+        import json as _json
+        import re
+
+        ids = re.findall(r'"id":\s*(\d+)', prompt) or ["0"]
+        verdicts = [
+            {
+                "id": int(i),
+                "action": "replace",
+                "replacement": "The Eiffel Tower was built from 1887 to 1889.",
+            }
+            for i in ids
+        ]
+        return Reply(content=_json.dumps({"decisions": verdicts}))
+
+    fake_llm.responder = responder
+    job = _detect(tenant, mode="premium")
+    assert job.stage == "mitigate" and job.status == "running"
+    claimed = claim_mitigation(job.pk)
+    assert mitigation_service.run(claimed)
+    job.refresh_from_db()
+    assert job.status == "completed"
+    assert "1950" not in job.final_response
+    calls = LLMCallRecord.objects.filter(job=job)
+    roles = set(calls.values_list("role", flat=True))
+    assert len(roles) >= 2, roles
+    usage = UsageRecord.objects.get(job=job)
+    assert usage.llm_calls == calls.count()
+    assert usage.provider_cost_usd == sum(c.cost_usd for c in calls)
+    assert MitigationStep.objects.filter(job=job).exists()
+
+
+def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_llm):
+    tenant = tenant_a[0]
+    Policy.objects.create(
+        tenant=tenant, document={"default_mode": "standard", "budgets": {"per_request_usd": 0.0}}
+    )
+    _llm(tenant, fake_llm)
+    fake_llm.script(RIGHT)
+    job = _detect(tenant, mode="standard")
+    assert mitigation_service.run(claim_mitigation(job.pk))
+    job.refresh_from_db()
+    assert job.status == "completed" and job.final_response.startswith(WRONG)
+    assert "could not be fully verified" in job.final_response  # the disclaimer
+    assert "budget" in job.warning.lower(), job.warning
+    assert fake_llm.requests == []
+    assert UsageRecord.objects.get(job=job).llm_calls == 0

@@ -1,0 +1,98 @@
+"""The OpenAI-compatible gateway: forward, verify against tool messages, return with headers."""
+
+from __future__ import annotations
+
+import pytest
+
+from tenants.models import LLMSettings
+from tests.conftest import client_for
+from tests.mitigation.fake_llm import FakeLLM
+from verification.models import LLMCallRecord, UsageRecord
+
+CONVERSATION = [
+    {"role": "system", "content": "Answer from the tool results."},
+    {"role": "user", "content": "How tall is the Eiffel Tower?"},
+    {"role": "tool", "tool_call_id": "c1", "content": "The Eiffel Tower is 330 metres tall."},
+]
+
+
+@pytest.fixture
+def fake_llm():
+    server = FakeLLM()
+    server.start()
+    yield server
+    server.stop()
+
+
+def _configure(tenant, fake):
+    llm = LLMSettings(
+        tenant=tenant,
+        default_model="openai/primary",
+        api_base=fake.api_base,
+        price_table={"primary": {"input": 1.0, "output": 2.0}},
+    )
+    llm.api_key = "sk-test"
+    llm.save()
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_the_gateway_verifies_the_upstream_answer_against_tool_messages(
+    start_worker, tenant_a, fake_llm
+):
+    tenant, token = tenant_a
+    _configure(tenant, fake_llm)
+    fake_llm.script("The Eiffel Tower is 300 metres tall.")
+    start_worker()
+    response = client_for(token).post(
+        "/v1/chat/completions",
+        {"model": "openai/primary", "messages": CONVERSATION},
+        format="json",
+        HTTP_X_TRUTHLENS_MODE="lightweight",
+    )
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["object"] == "chat.completion"
+    assert body["truthlens"]["detected"] is True
+    assert any("300" in s["text"] for s in body["truthlens"]["spans"])
+    assert "Warning" in body["choices"][0]["message"]["content"]
+    assert response["X-TruthLens-Detected"] == "true"
+    assert body["usage"]["prompt_tokens"] == 20
+    usage = UsageRecord.objects.get()
+    assert usage.llm_calls == 1 and LLMCallRecord.objects.get().role == "gateway"
+
+
+@pytest.mark.django_db
+def test_a_conversation_without_context_passes_through(tenant_a, fake_llm):
+    tenant, token = tenant_a
+    _configure(tenant, fake_llm)
+    fake_llm.script("Hello there!")
+    response = client_for(token).post(
+        "/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}]}, format="json"
+    )
+    assert response.status_code == 200
+    assert response["X-TruthLens-Detected"] == "unknown"
+    assert response.json()["choices"][0]["message"]["content"] == "Hello there!"
+
+
+@pytest.mark.django_db
+def test_the_gateway_needs_an_upstream_and_refuses_streaming(client_a, tenant_a, fake_llm):
+    no_llm = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
+    assert no_llm.status_code == 400
+    _configure(tenant_a[0], fake_llm)
+    streaming = client_a.post(
+        "/v1/chat/completions", {"messages": CONVERSATION, "stream": True}, format="json"
+    )
+    assert streaming.status_code == 400
+    assert streaming.json()["errors"][0]["field"] == "stream"
+
+
+@pytest.mark.django_db
+def test_an_upstream_failure_is_a_503_problem(client_a, tenant_a, fake_llm):
+    from tests.mitigation.fake_llm import Reply
+
+    _configure(tenant_a[0], fake_llm)
+    fake_llm.script(*[Reply(status=500)] * 5)
+    response = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
+    assert response.status_code == 503
+    assert response["Content-Type"] == "application/problem+json"
