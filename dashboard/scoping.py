@@ -25,6 +25,7 @@ from django.shortcuts import render
 from tenants.models import Membership, Tenant
 
 SESSION_KEY = "dashboard_tenant_id"
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 STAFF_ROLE = "staff"
 
 
@@ -111,12 +112,19 @@ def tenant_view(view: View | None = None, *, edit: bool = False, staff: bool = F
             scope = resolve_scope(request)
             if scope is None:
                 return render(request, "dashboard/no_tenant.html", status=403)
-            if staff and not scope.is_staff:
-                raise PermissionDenied
-            if edit and request.method not in ("GET", "HEAD", "OPTIONS") and not scope.can_edit:
-                raise PermissionDenied
             request.scope = scope  # type: ignore[attr-defined] - templates read it
-            return func(request, scope, *args, **kwargs)
+            # Pages answer in HTML inside the dashboard's frame; the project-wide
+            # handlers answer problem+json, which suits the API, not a browser.
+            try:
+                if staff and not scope.is_staff:
+                    raise PermissionDenied
+                if edit and request.method not in SAFE_METHODS and not scope.can_edit:
+                    raise PermissionDenied
+                return func(request, scope, *args, **kwargs)
+            except Http404:
+                return render(request, "dashboard/error.html", {"status": 404}, status=404)
+            except PermissionDenied:
+                return render(request, "dashboard/error.html", {"status": 403}, status=403)
 
         return wrapper
 

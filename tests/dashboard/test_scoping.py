@@ -198,3 +198,14 @@ def test_user_without_membership_sees_an_explanation(client, db):
     response = client.get(reverse("dashboard:overview"))
     assert response.status_code == 403
     assert b"not a member of any tenant" in response.content
+
+
+def test_not_found_and_forbidden_are_pages_not_api_problems(client, owner_b, viewer_a, objects_a):
+    client.force_login(owner_b)
+    url = reverse("dashboard:verification", kwargs={"public_id": objects_a["job"].public_id})
+    response = client.get(url)
+    assert response.status_code == 404 and response["Content-Type"].startswith("text/html")
+    assert b"Not found" in response.content
+    client.force_login(viewer_a)
+    response = client.post(reverse("dashboard:keys"), {"name": "x"})
+    assert response.status_code == 403 and b"viewers can read everything" in response.content
