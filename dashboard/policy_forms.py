@@ -249,6 +249,9 @@ class PolicyTestForm(forms.Form):
     response = forms.CharField(
         label="Answer to check", widget=forms.Textarea(attrs={"rows": 4}), max_length=20_000
     )
+    domain = forms.CharField(
+        required=False, max_length=100, help_text="As sent in the request's metadata.domain."
+    )
     decision = forms.CharField(
         required=False, help_text="Force a decision by name (optional).", max_length=100
     )

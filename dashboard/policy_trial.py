@@ -1,4 +1,9 @@
-"""Run the engine synchronously on pasted input under a tenant's policy ("test this policy")."""
+"""Run the engine synchronously on pasted input under a tenant's policy ("test this policy").
+
+Mirrors how a worker plans a job (`verification.processing.plan_job`): classify
+the query, resolve the decision, build the detection config from the policy
+and the decision's threshold, detect. Nothing is stored, billed or learned.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +11,17 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from verification.engine import DetectionInput, verify
+from verification.engine.detectors.registry import load_detector
 from verification.engine.policy import PolicyDocument, Resolved, resolve
-
-
-def _detector(spec: str):
-    """The deployment's detector (loaded once per process by the registry)."""
-    try:
-        from verification.engine.detectors.registry import load_detector
-    except ImportError:  # registry not installed yet: only the model-free detector can run
-        if spec != "lexical":
-            raise
-        from verification.engine import LexicalDetector
-
-        return LexicalDetector()
-    return load_detector(spec)
+from verification.engine.query_types import classify_query
+from verification.processing import KnownTypes, detection_config
 
 
 @dataclass
 class TrialOutcome:
     resolved: Resolved
     result: object  # engine DetectionResult
-    detected: bool | None
 
 
 def run_trial(
@@ -35,25 +30,25 @@ def run_trial(
     query: str,
     response: str,
     decision: str | None = None,
+    domain: str = "",
 ) -> TrialOutcome:
-    """Detect with the policy's settings, then apply the matching decision's threshold.
+    """Detect `response` against `passages` as a real request would be.
 
-    The decision depends on the query type, which the engine classifies, so
-    detection runs first and the decision's threshold is applied to its score.
     Raises `KeyError` for an unknown decision name, `ValueError` for bad settings.
     """
-    from verification.engine import DetectionConfig, DetectionInput, verify
-
-    config = DetectionConfig(
-        threshold=document.threshold,
-        token_threshold=document.token_threshold,
-        aggregation=document.aggregation,
-        skip_query_types=tuple(document.skip_query_types),
+    query_type, confidence = classify_query(query or "")
+    resolved = resolve(
+        document,
+        query_type=query_type,
+        domain=domain,
+        text=query or "",
+        decision_name=decision or None,
     )
     item = DetectionInput.build(passages, response, query or None)
-    result = verify(item, config, _detector(settings.TRUTHLENS["DETECTOR"]))
-    resolved = resolve(
-        document, result.query_type, text=query or "", decision_name=decision or None
+    result = verify(
+        item,
+        detection_config(document, resolved.threshold),
+        load_detector(settings.TRUTHLENS["DETECTOR"]),
+        classifier=KnownTypes({item.query: (query_type, confidence)}),
     )
-    detected = None if result.score is None else result.score >= resolved.threshold
-    return TrialOutcome(resolved=resolved, result=result, detected=detected)
+    return TrialOutcome(resolved=resolved, result=result)

@@ -28,6 +28,7 @@ def test_policy(request, scope):
                 form.cleaned_data["query"],
                 form.cleaned_data["response"],
                 form.cleaned_data["decision"],
+                form.cleaned_data["domain"],
             )
         except KeyError:
             form.add_error("decision", "The policy has no decision of that name.")
