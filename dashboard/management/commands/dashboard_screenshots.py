@@ -100,4 +100,26 @@ class Command(BaseCommand):
                 page.wait_for_load_state("networkidle")
                 page.screenshot(path=str(out / f"{name}.png"), full_page=True)
                 self.stdout.write(f"  {out / name}.png")
+            self._policy_test(page, base, out)
+            mobile = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+            mobile.context.add_cookies(context.cookies())
+            mobile.goto(base + "/dashboard/")
+            mobile.wait_for_load_state("networkidle")
+            mobile.screenshot(path=str(out / "overview-mobile.png"))
             browser.close()
+
+    def _policy_test(self, page, base: str, out: Path) -> None:
+        page.goto(base + "/dashboard/policy/test/")
+        page.fill(
+            "#id_context",
+            "Metformin is usually started at 500 mg once or twice daily with "
+            "meals. The dose may be increased gradually to a maximum of 2,000 mg per day.",
+        )
+        page.fill("#id_query", "What is the maximum daily dose of metformin?")
+        page.fill(
+            "#id_response",
+            "The maximum daily dose of metformin is 3,000 mg, taken on an empty stomach.",
+        )
+        page.get_by_role("button", name="Run verification").click()
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=str(out / "policy-test.png"), full_page=True)
