@@ -210,17 +210,25 @@ CSV_HEADER = [
 ]
 
 
+def _cell(value: str) -> str:
+    # Names are partly tenant-chosen (models in their policy): never let a
+    # spreadsheet read one as a formula.
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
 def report_as_csv(report: MonthlyReport) -> str:
     """One row per mode, one per model, and a total row; a spreadsheet sums them as-is."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["# tenant", report.tenant, "month", report.month, "plan", report.plan or ""])
+    writer.writerow(
+        ["# tenant", _cell(report.tenant), "month", report.month, "plan", _cell(report.plan or "")]
+    )
     writer.writerow(CSV_HEADER)
     for m in report.by_mode:
         writer.writerow(
             [
                 "mode",
-                m.mode,
+                _cell(m.mode),
                 m.verifications,
                 m.detector_tokens,
                 m.llm_calls,
@@ -234,7 +242,7 @@ def report_as_csv(report: MonthlyReport) -> str:
         writer.writerow(
             [
                 "model",
-                x.model,
+                _cell(x.model),
                 "",
                 "",
                 x.calls,

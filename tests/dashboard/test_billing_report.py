@@ -203,3 +203,10 @@ class TestBillingApi:
         from rest_framework.test import APIClient
 
         assert APIClient().get(f"/v1/billing/reports/{MONTH}").status_code == 401
+
+
+def test_csv_never_starts_a_cell_with_a_formula(tenant_a):
+    job = make_job(tenant_a[0], mode="standard", created_at=IN_MONTH)
+    add_usage(job, created_at=IN_MONTH, per_model={'=HYPERLINK("x")': {"calls": 1}})
+    text = report_as_csv(monthly_report(tenant_a[0], MONTH))
+    assert "model,'=HYPERLINK" in text.replace('"', "")

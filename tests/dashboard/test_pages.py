@@ -211,3 +211,23 @@ def test_beta_posterior_summary_matches_known_quantiles():
     assert mean == pytest.approx(0.3)
     assert low == pytest.approx(0.074855, abs=1e-5) and high == pytest.approx(0.600094, abs=1e-5)
     assert summary(1, 1)[1:] == pytest.approx((0.025, 0.975), abs=1e-6)
+
+
+def test_detail_page_query_count_does_not_grow_with_spans_or_steps(
+    client, owner_a, tenant_a, django_assert_max_num_queries
+):
+    from verification.models import MitigationStep
+
+    job = make_job(tenant_a[0], mode="standard")
+    for _ in range(6):
+        add_span(job)
+    for index in range(4):
+        MitigationStep.objects.create(
+            job=job, index=index, kind="refine", text=job.response, score=0.5
+        )
+    client.force_login(owner_a)
+    with django_assert_max_num_queries(12):
+        response = client.get(
+            reverse("dashboard:verification", kwargs={"public_id": job.public_id})
+        )
+    assert response.status_code == 200 and len(response.context["mitigation"].iterations) == 4
