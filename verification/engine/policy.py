@@ -12,6 +12,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Mode = Literal["lightweight", "standard", "premium", "auto"]
+ConcreteMode = Literal["lightweight", "standard", "premium"]
+
+
+def _all_modes() -> list[ConcreteMode]:
+    return ["lightweight", "standard", "premium"]
+
+
 DEFAULT_WARNING = (
     "Warning: parts of this answer may not be supported by the provided context "
     "(hallucination score {score:.2f}): {spans}"
@@ -82,9 +89,7 @@ class PolicyDocument(_Strict):
     premium: PremiumSettings = Field(default_factory=PremiumSettings)
     budgets: Budgets = Field(default_factory=Budgets)
     cost_weight: float = Field(0.1, ge=0, le=10)
-    allowed_modes: list[Literal["lightweight", "standard", "premium"]] = Field(
-        default_factory=lambda: ["lightweight", "standard", "premium"]
-    )
+    allowed_modes: list[ConcreteMode] = Field(default_factory=_all_modes)
     decisions: list[Decision] = Field(default_factory=list)
 
     @field_validator("decisions")
