@@ -155,3 +155,42 @@ def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_ll
     assert "budget" in job.warning.lower(), job.warning
     assert fake_llm.requests == []
     assert UsageRecord.objects.get(job=job).llm_calls == 0
+
+
+def test_the_cascade_sends_only_uncertain_spans_to_the_judge(tenant_a, fake_llm):
+    import json as _json
+
+    from tests.mitigation.fake_llm import Reply
+
+    tenant = tenant_a[0]
+    # a band that covers every span the lexical detector produces, so the judge decides
+    Policy.objects.create(
+        tenant=tenant,
+        document={
+            "default_mode": "lightweight",
+            "cascade": {"enabled": True, "low": 0.0, "high": 1.0},
+        },
+    )
+    _llm(tenant, fake_llm)
+
+    def judge(body):
+        import re
+
+        ids = [int(i) for i in re.findall(r'^(\d+)\. "', body["messages"][-1]["content"], re.M)]
+        verdicts = [{"id": i, "verdict": "supported"} for i in ids]
+        return Reply(content=_json.dumps({"spans": verdicts}))
+
+    fake_llm.responder = judge
+    job = _detect(tenant, mode="lightweight")
+    assert job.stage == "mitigate"
+    assert mitigation_service.run(claim_mitigation(job.pk))
+    job.refresh_from_db()
+    assert job.status == "completed"
+    tiers = {d["tier"] for d in job.cascade["decisions"]}
+    assert tiers == {"llm"}
+    # the judge cleared every span, so nothing is left flagged
+    assert job.detected is False and job.spans.count() == 0
+    call = LLMCallRecord.objects.get(job=job)
+    assert call.role == "cascade"
+    assert job.cascade["cost_usd"] == pytest.approx(float(call.cost_usd))
+    assert UsageRecord.objects.get(job=job).llm_calls == 1

@@ -41,6 +41,15 @@ class PremiumSettings(_Strict):
     require_consensus: bool = False
 
 
+class CascadePolicy(_Strict):
+    """Budgeted cascade: only spans with confidence in [low, high) go to an LLM judge."""
+
+    enabled: bool = False
+    low: float = Field(0.35, ge=0, le=1)
+    high: float = Field(0.75, ge=0, le=1)
+    judge_model: str | None = None  # default: the tenant's default model
+
+
 class Budgets(_Strict):
     per_request_usd: float | None = Field(None, ge=0)
     monthly_usd: float | None = Field(None, ge=0)
@@ -88,6 +97,7 @@ class PolicyDocument(_Strict):
     standard: StandardSettings = Field(default_factory=StandardSettings)
     premium: PremiumSettings = Field(default_factory=PremiumSettings)
     budgets: Budgets = Field(default_factory=Budgets)
+    cascade: CascadePolicy = Field(default_factory=CascadePolicy)
     cost_weight: float = Field(0.1, ge=0, le=10)
     allowed_modes: list[ConcreteMode] = Field(default_factory=_all_modes)
     decisions: list[Decision] = Field(default_factory=list)
