@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tenants.models import LLMSettings
 from tests.conftest import client_for
-from tests.mitigation.fake_llm import FakeLLM
+from tests.fixtures.llm import configure_llm
 from verification.models import LLMCallRecord, UsageRecord
 
 CONVERSATION = [
@@ -16,32 +15,13 @@ CONVERSATION = [
 ]
 
 
-@pytest.fixture
-def fake_llm():
-    server = FakeLLM()
-    server.start()
-    yield server
-    server.stop()
-
-
-def _configure(tenant, fake):
-    llm = LLMSettings(
-        tenant=tenant,
-        default_model="openai/primary",
-        api_base=fake.api_base,
-        price_table={"primary": {"input": 1.0, "output": 2.0}},
-    )
-    llm.api_key = "sk-test"
-    llm.save()
-
-
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_the_gateway_verifies_the_upstream_answer_against_tool_messages(
     start_worker, tenant_a, fake_llm
 ):
     tenant, token = tenant_a
-    _configure(tenant, fake_llm)
+    configure_llm(tenant, fake_llm)
     fake_llm.script("The Eiffel Tower is 300 metres tall.")
     start_worker()
     response = client_for(token).post(
@@ -65,7 +45,7 @@ def test_the_gateway_verifies_the_upstream_answer_against_tool_messages(
 @pytest.mark.django_db
 def test_a_conversation_without_context_passes_through(tenant_a, fake_llm):
     tenant, token = tenant_a
-    _configure(tenant, fake_llm)
+    configure_llm(tenant, fake_llm)
     fake_llm.script("Hello there!")
     response = client_for(token).post(
         "/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}]}, format="json"
@@ -79,7 +59,7 @@ def test_a_conversation_without_context_passes_through(tenant_a, fake_llm):
 def test_the_gateway_needs_an_upstream_and_refuses_streaming(client_a, tenant_a, fake_llm):
     no_llm = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
     assert no_llm.status_code == 400
-    _configure(tenant_a[0], fake_llm)
+    configure_llm(tenant_a[0], fake_llm)
     streaming = client_a.post(
         "/v1/chat/completions", {"messages": CONVERSATION, "stream": True}, format="json"
     )
@@ -91,7 +71,7 @@ def test_the_gateway_needs_an_upstream_and_refuses_streaming(client_a, tenant_a,
 def test_an_upstream_failure_is_a_503_problem(client_a, tenant_a, fake_llm):
     from tests.mitigation.fake_llm import Reply
 
-    _configure(tenant_a[0], fake_llm)
+    configure_llm(tenant_a[0], fake_llm)
     fake_llm.script(*[Reply(status=500)] * 5)
     response = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
     assert response.status_code == 503
