@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.conftest import client_for
@@ -56,15 +58,56 @@ def test_a_conversation_without_context_passes_through(tenant_a, fake_llm):
 
 
 @pytest.mark.django_db
-def test_the_gateway_needs_an_upstream_and_refuses_streaming(client_a, tenant_a, fake_llm):
+def test_the_gateway_needs_an_upstream_llm(client_a):
     no_llm = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
     assert no_llm.status_code == 400
-    configure_llm(tenant_a[0], fake_llm)
-    streaming = client_a.post(
-        "/v1/chat/completions", {"messages": CONVERSATION, "stream": True}, format="json"
+    assert no_llm.json()["errors"][0]["field"] == "model"
+
+
+def _events(response) -> list:
+    body = b"".join(response.streaming_content).decode()
+    return [line.removeprefix("data: ") for line in body.split("\n\n") if line.startswith("data: ")]
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_streaming_forwards_chunks_then_sends_the_verdict(start_worker, tenant_a, fake_llm):
+    tenant, token = tenant_a
+    configure_llm(tenant, fake_llm)
+    fake_llm.script("The Eiffel Tower is 300 metres tall.")
+    start_worker()
+    response = client_for(token).post(
+        "/v1/chat/completions",
+        {"messages": CONVERSATION, "stream": True},
+        format="json",
+        HTTP_X_TRUTHLENS_MODE="lightweight",
     )
-    assert streaming.status_code == 400
-    assert streaming.json()["errors"][0]["field"] == "stream"
+    assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
+    events = _events(response)
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
+    assert text == "The Eiffel Tower is 300 metres tall."
+    assert len(chunks) > 3  # it really arrived in pieces
+    verdict = chunks[-1]["truthlens"]
+    assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+    assert verdict["detected"] is True and any("300" in s["text"] for s in verdict["spans"])
+    call = LLMCallRecord.objects.get()
+    assert call.prompt_tokens == 20 and call.completion_tokens == 10
+
+
+@pytest.mark.django_db
+def test_streaming_without_context_passes_through_with_no_verdict(client_a, tenant_a, fake_llm):
+    configure_llm(tenant_a[0], fake_llm)
+    fake_llm.script("Hello there friend")
+    response = client_a.post(
+        "/v1/chat/completions",
+        {"messages": [{"role": "user", "content": "hi"}], "stream": True},
+        format="json",
+    )
+    events = _events(response)
+    final = json.loads(events[-2])
+    assert final["truthlens"]["reason"] == "no context"
 
 
 @pytest.mark.django_db
