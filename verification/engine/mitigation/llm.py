@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -342,7 +342,9 @@ class LLMClient:
         text = response.choices[0].message.content or ""
         return LLMReply(text=text, call=call)
 
-    def stream(self, config: ModelConfig, messages: list[Message], role: str) -> Iterator[str]:
+    def stream(
+        self, config: ModelConfig, messages: list[Message], role: str
+    ) -> Generator[str, None, LLMCall]:
         """Yield the answer's text as the model produces it; the `LLMCall` is the return value.
 
         Retries apply only until the first chunk arrives: once text has been
