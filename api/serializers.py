@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tenants.models import WebhookEndpoint
@@ -20,6 +22,15 @@ def _no_nul(value: str, field: str) -> str:
     return value
 
 
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string"},
+            {"type": "array", "items": {"type": "string"}},
+        ],
+        "description": "A list of passages, or one string (one passage).",
+    }
+)
 class ContextField(serializers.Field):
     """A list of passages, or one string (one passage)."""
 
@@ -147,3 +158,21 @@ class WebhookEndpointSerializer(serializers.ModelSerializer):
         if not isinstance(value, list) or any(v not in allowed for v in value):
             raise serializers.ValidationError(f"events must be a list from {sorted(allowed)}.")
         return value
+
+
+class UsageByModeSerializer(serializers.Serializer):
+    verifications = serializers.IntegerField()
+    detector_tokens = serializers.IntegerField()
+    provider_cost_usd = serializers.FloatField()
+    price_usd = serializers.FloatField()
+
+
+class UsageReportSerializer(serializers.Serializer):
+    """Output shape of `GET /v1/usage` (documentation only)."""
+
+    month = serializers.CharField()
+    verifications = serializers.IntegerField()
+    detector_tokens = serializers.IntegerField()
+    provider_cost_usd = serializers.FloatField()
+    price_usd = serializers.FloatField()
+    by_mode = serializers.DictField(child=UsageByModeSerializer())
