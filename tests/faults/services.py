@@ -116,7 +116,16 @@ class PrivatePostgres:
     def init(self) -> None:
         subprocess.run(
             _as_postgres(
-                [str(PG_BIN / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres", "-N"]
+                [
+                    str(PG_BIN / "initdb"),
+                    "-D",
+                    str(self.data),
+                    "-A",
+                    "trust",
+                    "-U",
+                    "postgres",
+                    "-N",
+                ]
             ),
             check=True,
             capture_output=True,

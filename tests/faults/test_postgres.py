@@ -67,9 +67,9 @@ def test_a_postgres_restart_under_load_gives_clean_answers_and_loses_nothing(
         time.sleep(4)
         pg.start()
         during = len(calls)
-        assert wait_until(
-            lambda: sum(c.status == 202 for c in calls[during:]) >= 5, timeout=60
-        ), [c.status for c in calls[during:]]
+        assert wait_until(lambda: sum(c.status == 202 for c in calls[during:]) >= 5, timeout=60), [
+            c.status for c in calls[during:]
+        ]
     finally:
         stop.set()
         for thread in threads:
@@ -85,9 +85,7 @@ def test_a_postgres_restart_under_load_gives_clean_answers_and_loses_nothing(
 
     def all_final() -> bool:
         statuses, _ = _final_counts(url, accepted)
-        return len(statuses) == len(accepted) and all(
-            s == "completed" for s in statuses.values()
-        )
+        return len(statuses) == len(accepted) and all(s == "completed" for s in statuses.values())
 
     assert wait_until(all_final, timeout=150, interval=1), _final_counts(url, accepted)[0]
     _, usage = _final_counts(url, accepted)

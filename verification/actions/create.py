@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
-
-import datetime as dt
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
