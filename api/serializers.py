@@ -14,6 +14,22 @@ from verification.modes import ALL_MODES
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 
+def _has_nul(value: Any) -> bool:
+    """NUL anywhere in a JSON value, keys included (jsonb refuses \u0000: a 500 otherwise)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def _no_nul(value: str, field: str) -> str:
     # Postgres text cannot hold NUL; refuse it with a clear message instead of a 500.
     if "\x00" in value:
@@ -67,6 +83,11 @@ class MessageSerializer(serializers.Serializer):
     name = serializers.CharField(required=False, allow_blank=True)
     tool_call_id = serializers.CharField(required=False, allow_blank=True)
 
+    def validate_content(self, value: Any) -> Any:
+        if _has_nul(value):
+            raise serializers.ValidationError("must not contain NUL (\\u0000) characters.")
+        return value
+
 
 class VerificationRequestSerializer(serializers.Serializer):
     context = ContextField(required=False)
@@ -96,6 +117,8 @@ class VerificationRequestSerializer(serializers.Serializer):
         return value
 
     def validate_metadata(self, value: dict) -> dict:
+        if _has_nul(value):
+            raise serializers.ValidationError("must not contain NUL (\\u0000) characters.")
         if len(str(value)) > 10_000:
             raise serializers.ValidationError("must be at most 10 000 characters when serialised.")
         return value

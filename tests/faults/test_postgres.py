@@ -9,6 +9,7 @@ import psycopg
 import pytest
 
 from tests.fixtures.workers import wait_until
+from verification.models import VerificationJob
 
 from .services import create_tenant, django_env
 from .support import FAST_RECOVERY, Call, assert_clean_answer, post
@@ -17,7 +18,7 @@ pytestmark = [pytest.mark.faults, pytest.mark.worker, pytest.mark.django_db(tran
 
 
 def _final_counts(url: str, ids: list[str]) -> tuple[dict[str, str], dict[str, int]]:
-    uuids = [i.removeprefix("ver_") for i in ids]
+    uuids = [str(VerificationJob.parse_public_id(i)) for i in ids]
     with psycopg.connect(url) as conn:
         statuses = dict(
             conn.execute(
