@@ -11,10 +11,13 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+from verification.actions.create import QuotaExceeded
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +103,13 @@ def problem_exception_handler(exc, context):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, QuotaExceeded):
+        exc = QuotaExhausted(str(exc), retry_after=exc.retry_after)
+    elif isinstance(exc, (OperationalError, InterfaceError)):
+        # Postgres restarting or unreachable: a transient outage, not a bug. Answer
+        # 503 + Retry-After so clients back off and retry instead of seeing a 500.
+        log.warning("database unavailable: %s", type(exc).__name__)
+        exc = ServiceUnavailable("The database is temporarily unavailable; retry shortly.")
     response = exception_handler(exc, context)
     if response is None:
         log.exception("unhandled API error", exc_info=exc)
@@ -121,6 +131,15 @@ def problem_exception_handler(exc, context):
     elif isinstance(exc, exceptions.ParseError):
         body = problem(
             400, str(exc.detail), slug="malformed-json", title="Malformed JSON", instance=instance
+        )
+    elif isinstance(exc, QuotaExhausted):
+        response["Retry-After"] = str(exc.retry_after)
+        body = problem(
+            429,
+            f"{exc.detail}; it renews at the start of next month (UTC).",
+            slug="quota-exceeded",
+            title="Monthly quota exceeded",
+            instance=instance,
         )
     elif isinstance(exc, exceptions.Throttled):
         wait = int(exc.wait or 1)
@@ -147,3 +166,13 @@ class ServiceUnavailable(exceptions.APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_detail = "The service is temporarily unavailable; retry shortly."
     problem_slug = "unavailable"
+
+
+class QuotaExhausted(exceptions.APIException):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_detail = "The monthly quota is used up."
+    problem_slug = "quota-exceeded"
+
+    def __init__(self, detail: str, retry_after: int):
+        super().__init__(detail)
+        self.retry_after = retry_after

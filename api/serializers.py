@@ -5,12 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tenants.models import WebhookEndpoint
 from verification.engine.messages import MessagesError, inputs_from_messages
 from verification.modes import ALL_MODES
 from verification.webhooks.urlguard import UnsafeUrl, check_url
+
+
+def _has_nul(value: Any) -> bool:
+    """NUL anywhere in a JSON value, keys included (jsonb refuses \u0000: a 500 otherwise)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _no_nul(value: str, field: str) -> str:
@@ -20,6 +37,15 @@ def _no_nul(value: str, field: str) -> str:
     return value
 
 
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string"},
+            {"type": "array", "items": {"type": "string"}},
+        ],
+        "description": "A list of passages, or one string (one passage).",
+    }
+)
 class ContextField(serializers.Field):
     """A list of passages, or one string (one passage)."""
 
@@ -57,6 +83,11 @@ class MessageSerializer(serializers.Serializer):
     name = serializers.CharField(required=False, allow_blank=True)
     tool_call_id = serializers.CharField(required=False, allow_blank=True)
 
+    def validate_content(self, value: Any) -> Any:
+        if _has_nul(value):
+            raise serializers.ValidationError("must not contain NUL (\\u0000) characters.")
+        return value
+
 
 class VerificationRequestSerializer(serializers.Serializer):
     context = ContextField(required=False)
@@ -86,6 +117,8 @@ class VerificationRequestSerializer(serializers.Serializer):
         return value
 
     def validate_metadata(self, value: dict) -> dict:
+        if _has_nul(value):
+            raise serializers.ValidationError("must not contain NUL (\\u0000) characters.")
         if len(str(value)) > 10_000:
             raise serializers.ValidationError("must be at most 10 000 characters when serialised.")
         return value
@@ -147,3 +180,21 @@ class WebhookEndpointSerializer(serializers.ModelSerializer):
         if not isinstance(value, list) or any(v not in allowed for v in value):
             raise serializers.ValidationError(f"events must be a list from {sorted(allowed)}.")
         return value
+
+
+class UsageByModeSerializer(serializers.Serializer):
+    verifications = serializers.IntegerField()
+    detector_tokens = serializers.IntegerField()
+    provider_cost_usd = serializers.FloatField()
+    price_usd = serializers.FloatField()
+
+
+class UsageReportSerializer(serializers.Serializer):
+    """Output shape of `GET /v1/usage` (documentation only)."""
+
+    month = serializers.CharField()
+    verifications = serializers.IntegerField()
+    detector_tokens = serializers.IntegerField()
+    provider_cost_usd = serializers.FloatField()
+    price_usd = serializers.FloatField()
+    by_mode = serializers.DictField(child=UsageByModeSerializer())

@@ -29,6 +29,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 3,
     "socket_timeout": 10,
     "retry_on_timeout": True,
+    # Publishing from a request must fail fast when Redis is down: the job is already in
+    # the outbox and the relay sends it later. kombu's default (retry with 2 s, 4 s ...
+    # sleeps) held every POST for ~6 s during an outage. Workers reconnect with their own
+    # settings (broker_connection_max_retries), which these options do not touch.
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
 }
 CELERY_TASK_QUEUES = (Queue("detect"), Queue("mitigate"), Queue("webhooks"), Queue("maintenance"))
 CELERY_TASK_DEFAULT_QUEUE = "maintenance"

@@ -65,6 +65,9 @@ def _completion(reply_text: str, model: str, usage: dict, truthlens: dict) -> di
 
 
 class ChatCompletions(TenantScopedView):
+    # Also what OPTIONS describes: without it DRF's metadata answered OPTIONS with a 500.
+    serializer_class = ChatRequestSerializer
+
     def base_queryset(self):
         return VerificationJob.objects.all()
 

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from verification.models import UsageRecord
 
+from ..serializers import UsageReportSerializer
 from .base import TenantScopedView
 
 
@@ -26,11 +27,14 @@ def month_bounds(value: str | None) -> tuple[dt.datetime, dt.datetime, str]:
 
 
 class UsageView(TenantScopedView):
+    serializer_class = UsageReportSerializer
+
     def base_queryset(self):
         return UsageRecord.objects.all()
 
     @extend_schema(
-        parameters=[OpenApiParameter("month", str, description="YYYY-MM (default: current)")]
+        parameters=[OpenApiParameter("month", str, description="YYYY-MM (default: current)")],
+        responses=UsageReportSerializer,
     )
     def get(self, request):
         start, end, label = month_bounds(request.query_params.get("month"))

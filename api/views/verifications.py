@@ -39,6 +39,7 @@ class VerificationFilter(django_filters.FilterSet):
 
 class NewestFirst(CursorPagination):
     ordering = "-created_at"
+    page_size = 50
     page_size_query_param = "limit"
     max_page_size = 200
 

@@ -19,6 +19,9 @@ class WebhookEndpointList(TenantScopedView):
     def base_queryset(self):
         return WebhookEndpoint.objects.order_by("id")
 
+    @extend_schema(
+        operation_id="webhook_endpoints_list", responses=WebhookEndpointSerializer(many=True)
+    )
     def get(self, request):
         return Response(WebhookEndpointSerializer(self.get_queryset(), many=True).data)
 

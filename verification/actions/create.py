@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from dataclasses import dataclass
@@ -18,6 +19,37 @@ from ..queueing import TASK_DETECT, publish_outbox
 
 class IdempotencyConflict(Exception):
     """The Idempotency-Key was used before with a different request body."""
+
+
+class QuotaExceeded(Exception):
+    """The tenant used its plan's monthly quota; `retry_after` seconds until next month."""
+
+    def __init__(self, quota: int, retry_after: int):
+        super().__init__(f"the monthly quota of {quota} verifications is used up")
+        self.quota = quota
+        self.retry_after = retry_after
+
+
+def _month_start(now: dt.datetime) -> dt.datetime:
+    return now.astimezone(dt.UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+
+
+def _check_quota(tenant: Tenant) -> None:
+    """Refuse a new job once the tenant's jobs this (UTC) month reach `Plan.monthly_quota`.
+
+    Runs inside the creating transaction with the tenant row locked, so concurrent
+    requests cannot all squeeze past the last free slot.
+    """
+    quota = tenant.plan.monthly_quota if tenant.plan_id and tenant.plan else 0
+    if not quota:
+        return
+    Tenant.objects.select_for_update().filter(pk=tenant.pk).values_list("pk").first()
+    now = timezone.now()
+    start = _month_start(now)
+    used = VerificationJob.objects.filter(tenant=tenant, created_at__gte=start).count()
+    if used >= quota:
+        next_month = (start + dt.timedelta(days=32)).replace(day=1)
+        raise QuotaExceeded(quota, max(1, int((next_month - now).total_seconds())))
 
 
 @dataclass(frozen=True)
@@ -59,6 +91,7 @@ def create_verification(
             return existing, False
     try:
         with transaction.atomic():
+            _check_quota(tenant)
             job = VerificationJob.objects.create(
                 tenant=tenant,
                 api_key=api_key,

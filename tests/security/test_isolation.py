@@ -1,0 +1,109 @@
+"""Tenant isolation: every API (and dashboard) URL, walked as tenant B against tenant A's objects.
+
+A new URL with a parameter this walk does not know fails the test until someone
+says which of tenant A's objects it should be pointed at.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from tenants.models import Membership, WebhookEndpoint
+from tests.conftest import client_for
+from verification.models import VerificationJob
+
+pytestmark = pytest.mark.django_db
+
+METHODS = ("get", "post", "put", "patch", "delete")
+WALKED_PREFIXES = ("v1/", "dashboard/")
+
+
+def _walk(patterns, prefix: str = ""):
+    for entry in patterns:
+        if isinstance(entry, URLResolver):
+            yield from _walk(entry.url_patterns, prefix + str(entry.pattern))
+        elif isinstance(entry, URLPattern):
+            yield prefix + str(entry.pattern), entry
+
+
+def _routes() -> list[tuple[str, URLPattern]]:
+    return [(p, e) for p, e in _walk(get_resolver().url_patterns) if p.startswith(WALKED_PREFIXES)]
+
+
+def _methods(entry: URLPattern) -> list[str]:
+    view = getattr(entry.callback, "view_class", None)
+    if view is None:  # a function view: try everything
+        return list(METHODS)
+    allowed = getattr(view, "http_method_names", METHODS)
+    return [m for m in METHODS if m in allowed and hasattr(view, m)]
+
+
+@pytest.fixture
+def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
+    """One of each of tenant A's objects, by the URL parameter that names it."""
+    job_id = client_a.post("/v1/verifications", eiffel, format="json").json()["id"]
+    endpoint = WebhookEndpoint(tenant=tenant_a[0], url="http://127.0.0.1:9/hook")
+    endpoint.set_new_secret()
+    endpoint.save()
+    return {
+        "public_id": job_id,
+        "pk": str(endpoint.pk),
+        "id": str(endpoint.pk),
+        "secret": endpoint.secret_encrypted,
+    }
+
+
+def _fill(template: str, objects: dict[str, str]) -> str:
+    import re
+
+    def sub(match: re.Match) -> str:
+        name = match.group("name")
+        assert name in objects, f"{template}: tell the isolation walk which object <{name}> is"
+        return objects[name]
+
+    path = re.sub(r"<(?:\w+:)?(?P<name>\w+)>", sub, template)
+    assert "^" not in path and "(?P" not in path, f"regex route {template} needs explicit coverage"
+    return "/" + path
+
+
+def test_the_walk_covers_the_whole_api():
+    paths = {p for p, _ in _routes()}
+    assert "v1/verifications/<str:public_id>" in paths
+    assert "v1/webhook-endpoints/<int:pk>/rotate-secret" in paths
+    assert len([p for p in paths if p.startswith("v1/")]) >= 9
+
+
+def test_tenant_b_cannot_reach_tenant_a_objects_on_any_url(tenant_a, tenant_b, a_objects):
+    # given tenant B's API key and a dashboard session of one of B's members
+    api_b = client_for(tenant_b[1])
+    user = get_user_model().objects.create_user("bob", "bob@example.com", "pw-bob-12345!")
+    Membership.objects.create(user=user, tenant=tenant_b[0], role=Membership.OWNER)
+    dashboard_b = Client()
+    dashboard_b.force_login(user)
+    checked = 0
+    for template, entry in _routes():
+        client = api_b if template.startswith("v1/") else dashboard_b
+        has_object = "<" in template
+        for method in _methods(entry):
+            path = _fill(template, a_objects)
+            response = (
+                getattr(client, method)(path, {}, format="json")
+                if template.startswith("v1/")
+                else getattr(client, method)(path)
+            )
+            body = response.content.decode(errors="replace")
+            # then nothing of A's leaks, whatever the route (a 404 may echo the path)
+            assert "built in 1950" not in body and "127.0.0.1:9/hook" not in body, (method, path)
+            if not has_object:
+                assert a_objects["public_id"] not in body, (method, path)
+            if has_object:
+                assert response.status_code in (403, 404), (method, path, response.status_code)
+                checked += 1
+    assert checked >= 5  # GET job, POST feedback, GET+DELETE endpoint, POST rotate
+    # and A's objects are untouched
+    assert VerificationJob.objects.filter(tenant=tenant_a[0]).count() == 1
+    assert WebhookEndpoint.objects.get(tenant=tenant_a[0]).secret_encrypted == a_objects["secret"]
+    assert not VerificationJob.objects.get().feedback.exists()
