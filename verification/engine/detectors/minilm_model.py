@@ -63,6 +63,11 @@ def run_layers(layers: nn.ModuleList, hidden: torch.Tensor, mask: torch.Tensor) 
 class MiniLMTokenClassifier(nn.Module):
     """Token classifier over MiniLM with a frozen bottom (see module docstring)."""
 
+    # Buffers (registered in __init__), declared for the type checker.
+    numeric_ids: torch.Tensor
+    subword_ids: torch.Tensor
+    special_ids: torch.Tensor
+
     def __init__(
         self,
         config: BertConfig,
