@@ -6,8 +6,8 @@
 
 Prints, per file and per task: n, AUROC, balanced accuracy, P/R/F1 at the
 threshold, confusion counts, character-level span P/R/F1 (files with span
-labels), throughput and latency. `--limit N` takes the first N rows of a
-file (the files are not sorted by label, but say so when reporting).
+labels), throughput and latency. `--limit N` takes N evenly spaced rows of
+each file (say so when reporting figures).
 """
 
 from __future__ import annotations
@@ -48,6 +48,11 @@ class Row:
 
 
 def load_rows(path: Path, limit: int | None) -> list[Row]:
+    """All rows of `path`, or `limit` evenly spaced ones.
+
+    Evenly spaced, not the first N: some files are sorted (LFQA by generation
+    setting), so a prefix would be a biased sample.
+    """
     rows = []
     with open(path, encoding="utf-8") as fh:
         for line in fh:
@@ -57,8 +62,8 @@ def load_rows(path: Path, limit: int | None) -> list[Row]:
             item = DetectionInput.build(passages, raw["answer"], raw.get("question") or None)
             gold = [(s["start"], s["end"]) for s in raw.get("spans", [])]
             rows.append(Row(item, int(raw["label"]), gold, raw.get("task", "other")))
-            if limit is not None and len(rows) >= limit:
-                break
+    if limit is not None and limit < len(rows):
+        rows = [rows[i * len(rows) // limit] for i in range(limit)]
     return rows
 
 
@@ -133,7 +138,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--detector", default="embedded", help="embedded | lexical | <model folder>")
     p.add_argument("--file", action="append", help="eval file, relative to --data-dir or absolute")
     p.add_argument("--data-dir", type=Path, default=Path(default_data))
-    p.add_argument("--limit", type=int, default=None, help="first N rows of each file")
+    p.add_argument("--limit", type=int, default=None, help="N evenly spaced rows of each file")
     p.add_argument("--threshold", type=float, default=0.5)
     p.add_argument(
         "--baseline-threshold", type=float, default=0.1,
@@ -164,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             evaluate(detector.name, scorer, rows, args.threshold),
             evaluate("overlap-baseline", score_overlap, rows, args.baseline_threshold),
         ]
-        print_report(f"{file} (first {len(rows)} rows)" if args.limit else file, reports)
+        print_report(f"{file} ({len(rows)} evenly spaced rows)" if args.limit else file, reports)
         results[file] = reports
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

