@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
 from verification.engine.detectors import registry
@@ -37,19 +35,6 @@ def test_an_unknown_spec_or_missing_folder_is_a_clear_error(tmp_path):
         registry.load_detector(f"hf:{tmp_path / 'missing'}")
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("verification.engine.detectors.lexical") is not None,
-    reason="the lexical detector exists in this checkout",
-)
-def test_lexical_spec_without_the_module_is_a_clear_error():
-    with pytest.raises(registry.UnknownDetectorError, match="not available"):
-        registry.load_detector("lexical")
-
-
-@pytest.mark.skipif(
-    importlib.util.find_spec("verification.engine.detectors.lexical") is None,
-    reason="LexicalDetector lives on the engine branch",
-)
 def test_lexical_spec_loads_the_lexical_detector():
     detector = registry.load_detector("lexical")
     assert registry.load_detector("lexical") is detector

@@ -42,16 +42,9 @@ def _build(key: str) -> Detector:
 
         return EmbeddedDetector()
     if key == "lexical":
-        # Lives on the engine branch; imported lazily so this module loads without it.
-        try:
-            from .lexical import LexicalDetector  # type: ignore[import-not-found,unused-ignore]
-        except ImportError as exc:
-            raise UnknownDetectorError(
-                "the lexical detector is not available in this checkout "
-                "(verification/engine/detectors/lexical.py is missing)"
-            ) from exc
-        detector: Detector = LexicalDetector()
-        return detector
+        from .lexical import LexicalDetector
+
+        return LexicalDetector()
     path = Path(key[3:])
     if not path.is_dir():
         raise UnknownDetectorError(
