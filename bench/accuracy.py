@@ -135,7 +135,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--detector", default="embedded", help="embedded | lexical | <model folder>")
+    p.add_argument(
+        "--detector",
+        default="embedded",
+        help="embedded (MiniLM+lexical, default) | minilm | lexical | <model folder>",
+    )
     p.add_argument("--file", action="append", help="eval file, relative to --data-dir or absolute")
     p.add_argument("--data-dir", type=Path, default=Path(default_data))
     p.add_argument("--limit", type=int, default=None, help="N evenly spaced rows of each file")

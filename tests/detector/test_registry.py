@@ -22,10 +22,13 @@ def test_a_model_folder_loads_once_per_process(tiny_model_dir):
     assert registry.load_detector(str(tiny_model_dir) + "/") is first
 
 
-def test_the_default_spec_is_the_embedded_detector_and_is_cached():
+def test_the_default_spec_is_the_minilm_lexical_ensemble_and_is_cached():
     detector = registry.load_detector()
-    assert detector.name == "embedded-minilm"
+    assert detector.name == "embedded-minilm+lexical"
     assert registry.load_detector("embedded") is detector
+    # its parts are the same cached instances as their own specs
+    assert detector.model is registry.load_detector("minilm")
+    assert detector.lexical is registry.load_detector("lexical")
 
 
 def test_an_unknown_spec_or_missing_folder_is_a_clear_error(tmp_path):

@@ -1,8 +1,10 @@
 """`load_detector(spec)`: the one place that turns a detector spec into a loaded model.
 
 Specs:
-    "embedded"              the shipped MiniLM detector (default)
-    "lexical"               the lexical-overlap detector (no model)
+    "embedded"              the default: the shipped MiniLM detector averaged with
+                            lexical grounding (see `ensemble.py` for why)
+    "minilm"                the shipped MiniLM token classifier alone
+    "lexical"               the lexical-grounding detector alone (no model)
     "hf:/path/to/folder"    a Hugging Face token-classification checkpoint
     "/path/to/folder"       the same, without the prefix
 
@@ -21,7 +23,7 @@ from .base import Detector
 DEFAULT_SPEC = "embedded"
 
 _cache: dict[str, Detector] = {}
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: "embedded" loads "minilm" and "lexical"
 
 
 class UnknownDetectorError(ValueError):
@@ -30,7 +32,7 @@ class UnknownDetectorError(ValueError):
 
 def _normalise(spec: str) -> str:
     spec = (spec or DEFAULT_SPEC).strip()
-    if spec in ("embedded", "lexical"):
+    if spec in ("embedded", "minilm", "lexical"):
         return spec
     path = spec[3:] if spec.startswith("hf:") else spec
     return "hf:" + str(Path(path).expanduser().resolve())
@@ -38,6 +40,10 @@ def _normalise(spec: str) -> str:
 
 def _build(key: str) -> Detector:
     if key == "embedded":
+        from .ensemble import EnsembleDetector
+
+        return EnsembleDetector(load_detector("minilm"), load_detector("lexical"))
+    if key == "minilm":
         from .embedded import EmbeddedDetector
 
         return EmbeddedDetector()
@@ -48,7 +54,7 @@ def _build(key: str) -> Detector:
     path = Path(key[3:])
     if not path.is_dir():
         raise UnknownDetectorError(
-            f"unknown detector {key[3:]!r}: expected 'embedded', 'lexical', "
+            f"unknown detector {key[3:]!r}: expected 'embedded', 'minilm', 'lexical', "
             "'hf:<folder>' or an existing model folder"
         )
     from .transformer import TransformerDetector
