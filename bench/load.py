@@ -169,11 +169,21 @@ def main() -> int:
 
     django.setup()
     import httpx
+
+    # The bench owns its database and Redis db: start without leftovers of an earlier run
+    # (their queued jobs would be served first and counted against this run's latency).
+    import redis
     from django.db.models import Count
 
     from tests.mitigation.fake_llm import FakeLLM, Reply
     from verification.models import UsageRecord, VerificationJob
 
+    VerificationJob.objects.filter(status__in=["queued", "running"]).update(
+        status="failed", error_code="bench_reset"
+    )
+    redis.Redis.from_url(env["REDIS_URL"]).delete(
+        "detect", "mitigate", "webhooks", "maintenance", "unacked", "unacked_index"
+    )
     llm = FakeLLM()
     llm.responder = lambda body: Reply(content=CORRECTED, delay=args.llm_delay)
     llm.start()
