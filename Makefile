@@ -5,7 +5,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types train clean
+.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots deploy-check render-chart
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -19,6 +19,8 @@ run: install
 	bash scripts/run.sh
 
 test: install lint
+	bash scripts/services.sh
+	bash scripts/install-browser.sh
 	$(PY) -m pytest
 
 lint: install
@@ -48,6 +50,24 @@ bench-accuracy: install
 
 bench-query-types: install
 	$(PY) bench/query_types.py
+
+demo-dashboard: install
+	$(PY) manage.py demo_dashboard
+
+test-browser: install
+	$(PY) -m pytest tests/dashboard -m browser
+
+screenshots: install
+	$(PY) manage.py dashboard_screenshots --password "$$DEMO_PASSWORD" --base-url http://127.0.0.1:8000
+
+deploy-check: install
+	$(PY) -m pytest -p no:django tests/deploy -q
+
+render-chart: install
+	$(PY) deploy/helm/render_chart.py
+
+bench-bandit: install
+	$(PY) bench/bandit_sim.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache staticfiles var

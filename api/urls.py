@@ -1,6 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from .views.billing import BillingReportView
 from .views.gateway import ChatCompletions
 from .views.usage import UsageView
 from .views.verifications import VerificationDetail, VerificationFeedback, VerificationListCreate
@@ -15,6 +16,7 @@ urlpatterns = [
         name="verification-feedback",
     ),
     path("usage", UsageView.as_view(), name="usage"),
+    path("billing/reports/<str:month>", BillingReportView.as_view(), name="billing-report"),
     path("chat/completions", ChatCompletions.as_view(), name="chat-completions"),
     path("webhook-endpoints", WebhookEndpointList.as_view(), name="webhook-endpoints"),
     path("webhook-endpoints/<int:pk>", WebhookEndpointDetail.as_view(), name="webhook-endpoint"),

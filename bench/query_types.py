@@ -72,7 +72,7 @@ def main() -> None:
     t2 = time.perf_counter()
     print(f"evaluation set: {args.data} ({len(rows)} prompts)")
     print(
-        f"build {t1 - t0:.1f} s (model load + training), classify {1000 * (t2 - t1) / len(rows):.1f} ms/prompt\n"
+        f"build {t1 - t0:.1f} s (model load + classifier setup), classify {1000 * (t2 - t1) / len(rows):.1f} ms/prompt\n"
     )
     report(gold, pred)
 

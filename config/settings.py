@@ -173,6 +173,8 @@ TRUTHLENS = {
     # detection
     "DETECTOR": env_str("TRUTHLENS_DETECTOR", "embedded"),
     "DETECT_BATCH_SIZE": env_int("TRUTHLENS_DETECT_BATCH_SIZE", 8, minimum=1),
+    # load the detector in each worker process at start (first-job latency) rather than lazily
+    "PRELOAD_MODELS": env_bool("TRUTHLENS_PRELOAD_MODELS", True),
     # reliability: a running job whose lease expired is re-enqueued by the sweeper
     "JOB_LEASE_SECONDS": env_int("TRUTHLENS_JOB_LEASE_SECONDS", 300, minimum=1),
     "OUTBOX_RELAY_AFTER_SECONDS": env_float("TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS", 10, minimum=0),

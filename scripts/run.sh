@@ -11,5 +11,6 @@ $PY manage.py ensure_database
 $PY manage.py migrate --noinput
 $PY manage.py collectstatic --noinput -v 0
 $PY manage.py demo
+$PY manage.py demo_dashboard
 echo "Starting web (http://127.0.0.1:8000, docs at /v1/docs), worker and beat ..."
 exec .venv/bin/honcho start -f deploy/Procfile.dev

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from tenants.models import ApiKey, Tenant
 
-pytest_plugins = ["tests.fixtures.workers", "tests.fixtures.receiver"]
+pytest_plugins = ["tests.fixtures.workers", "tests.fixtures.receiver", "tests.fixtures.llm"]
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from decimal import Decimal
 
 from django.conf import settings
@@ -21,18 +22,21 @@ from .detections import result_from_dict
 from .engine.detectors.registry import load_detector
 from .engine.mitigation import (
     Budget,
+    CascadeSettings,
     MitigationResult,
     PremiumSettings,
     RefineSettings,
+    cascade,
     cross_check,
     redetector,
     refine,
 )
 from .engine.policy import PolicyDocument
+from .engine.types import DetectionResult
 from .llm_access import client_for, model_config
 from .models import LLMCallRecord, VerificationJob
 from .policies import policy_for
-from .processing import KnownTypes, detection_config, job_input
+from .processing import KnownTypes, detection_config, job_input, warning_for
 
 log = logging.getLogger(__name__)
 
@@ -48,11 +52,37 @@ def _budget(job: VerificationJob, policy: PolicyDocument) -> Budget:
     return Budget(per_request_usd=policy.budgets.per_request_usd, remaining_monthly_usd=remaining)
 
 
-def mitigate(job: VerificationJob) -> MitigationResult:
-    """Run the job's mode against its stored detection; never raises on LLM trouble."""
+def _run_cascade(job, policy, llm, item, initial, client, budget):
+    """Confirm or clear uncertain spans with the LLM judge; returns (detection, cascade, record)."""
+    band = policy.cascade
+    judge = model_config(llm, band.judge_model or job.model or llm.default_model)
+    threshold = job.threshold if job.threshold is not None else policy.threshold
+    settings_ = CascadeSettings(low=band.low, high=band.high, threshold=threshold)
+    outcome = cascade(item, initial, client, judge, settings_, budget)
+    decided = replace(initial, spans=outcome.spans, score=outcome.score, detected=outcome.detected)
+    record = {
+        "decisions": [
+            {
+                "start": d.span.start,
+                "end": d.span.end,
+                "text": d.span.text,
+                "confidence": d.span.confidence,
+                "tier": d.tier,
+                "hallucinated": d.hallucinated,
+                "cost_usd": round(d.cost_usd, 8),
+            }
+            for d in outcome.decisions
+        ],
+        "cost_usd": round(outcome.cost_usd, 8),
+        "warnings": outcome.warnings,
+    }
+    return decided, outcome, record
+
+
+def mitigate(job: VerificationJob, initial: DetectionResult, budget: Budget) -> MitigationResult:
+    """Run the job's mode against `initial` (its detection); never raises on LLM trouble."""
     policy = policy_for(job.tenant)
     llm = LLMSettings.objects.get(tenant_id=job.tenant_id)
-    initial = result_from_dict(job.detection or {})
     item = job_input(job)
     config = detection_config(
         policy, job.threshold if job.threshold is not None else policy.threshold
@@ -60,7 +90,6 @@ def mitigate(job: VerificationJob) -> MitigationResult:
     known = KnownTypes({item.query: (job.query_type, job.query_type_confidence or 0.0)})
     redetect = redetector(config, load_detector(settings.TRUTHLENS["DETECTOR"]), classifier=known)
     client = client_for(llm)
-    budget = _budget(job, policy)
     primary = model_config(llm, job.model or llm.default_model)
     if job.mode == "premium":
         premium = policy.premium
@@ -101,13 +130,36 @@ def mitigate(job: VerificationJob) -> MitigationResult:
 
 
 def run(job: VerificationJob) -> bool:
-    """Mitigate a claimed job and complete it; returns False if it lost its lease meanwhile."""
+    """Cascade (if enabled), then mitigate by mode, and complete; False if the lease was lost."""
     started = time.monotonic()
-    result = mitigate(job)
+    policy = policy_for(job.tenant)
     initial = result_from_dict(job.detection or {})
+    cascade_record = None
+    calls_before = []
+    budget = _budget(job, policy)  # one budget for the cascade and the mode together
+    if policy.cascade.enabled:
+        llm = LLMSettings.objects.get(tenant_id=job.tenant_id)
+        initial, outcome, cascade_record = _run_cascade(
+            job, policy, llm, job_input(job), initial, client_for(llm), budget
+        )
+        calls_before = outcome.calls
+    if job.mode in ("standard", "premium") and job.enabled and initial.detected:
+        result = mitigate(job, initial, budget)
+        result.calls[:0] = calls_before
+    else:
+        final = job.response
+        result = MitigationResult(
+            mode="cascade",
+            original_response=final,
+            final_response=final,
+            final_score=initial.score,
+            converged=not initial.detected,
+            stop_reason="cascade",
+            calls=list(calls_before),
+        )
+        result.warnings.append(warning_for(job.enabled, policy, initial, initial.threshold))
     rounds = max((it.index for it in result.iterations), default=0)
     warning = " ".join(w for w in [*result.warnings, result.disclaimer or ""] if w)
-    policy = policy_for(job.tenant)
     return complete_job(
         job.pk,
         job.attempts,
@@ -127,5 +179,6 @@ def run(job: VerificationJob) -> bool:
             mitigate_ms=int((time.monotonic() - started) * 1000),
             mitigation=result,
             cost_weight=policy.cost_weight,
+            cascade=cascade_record,
         ),
     )

@@ -145,10 +145,27 @@ def _needs_fixing(plan: Plan, result: DetectionResult) -> bool:
     return plan.resolved.enabled and result.status == "verified" and bool(result.detected)
 
 
+def _uncertain(plan: Plan, result: DetectionResult) -> bool:
+    band = plan.policy.cascade
+    return band.enabled and any(band.low <= s.confidence < band.high for s in result.spans)
+
+
 def route(plan: Plan, result: DetectionResult) -> None:
-    """Finish now (lightweight, nothing to fix, no-LLM repair) or hand over to mitigation."""
+    """Finish now (lightweight, nothing to fix, no-LLM repair) or hand over to mitigation.
+
+    The mitigate stage also runs the budgeted cascade when the policy enables it
+    and some span is in the uncertainty band: it needs an LLM, so not on the GPU queue.
+    """
+    has_llm = LLMSettings.objects.filter(tenant_id=plan.job.tenant_id).exists()
+    if (
+        has_llm
+        and plan.resolved.enabled
+        and result.status == "verified"
+        and _uncertain(plan, result)
+    ):
+        hand_to_mitigation(plan.job.pk, plan.attempt, plan_fields(plan), result_to_dict(result))
+        return
     if plan.mode in ("standard", "premium") and _needs_fixing(plan, result):
-        has_llm = LLMSettings.objects.filter(tenant_id=plan.job.tenant_id).exists()
         if has_llm:
             hand_to_mitigation(plan.job.pk, plan.attempt, plan_fields(plan), result_to_dict(result))
             return
@@ -172,13 +189,19 @@ def plan_fields(plan: Plan) -> dict:
 
 
 def lightweight_warning(plan: Plan, result: DetectionResult) -> str:
-    if not plan.resolved.enabled:
+    return warning_for(plan.resolved.enabled, plan.policy, result, plan.resolved.threshold)
+
+
+def warning_for(
+    enabled: bool, policy: PolicyDocument, result: DetectionResult, threshold: float
+) -> str:
+    if not enabled:
         return ""
     if result.status == "unverifiable":
         return f"This answer could not be verified: {result.reason}"
     if result.status != "verified" or not result.detected:
         return ""
-    return warning_text(plan.policy.warning_template, result, plan.resolved.threshold)
+    return warning_text(policy.warning_template, result, threshold)
 
 
 def _finish(plan: Plan, result: DetectionResult) -> None:

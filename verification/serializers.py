@@ -87,6 +87,7 @@ class VerificationSerializer(serializers.ModelSerializer):
             "warning",
             "coverage",
             "citations",
+            "cascade",
             "detector",
             "usage",
             "latency_ms",

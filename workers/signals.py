@@ -88,3 +88,20 @@ def _mark_dead(pid=None, **kwargs):
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(pid or os.getpid())
+
+
+@signals.worker_process_init.connect
+def _preload_models(**kwargs):
+    """Load the detector and query classifier when a pool process starts, not on its first job."""
+    from django.conf import settings
+
+    if not settings.TRUTHLENS["PRELOAD_MODELS"]:
+        return
+    from verification.engine.detectors.registry import load_detector
+    from verification.engine.query_types import default_classifier
+
+    try:
+        load_detector(settings.TRUTHLENS["DETECTOR"])
+        default_classifier()
+    except Exception:  # noqa: BLE001 - a task will load (and report) it again
+        log.exception("preloading models failed")

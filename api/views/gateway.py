@@ -10,12 +10,14 @@ through with `X-TruthLens-Detected: unknown`.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
+from django.http import StreamingHttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -42,11 +44,6 @@ class ChatRequestSerializer(serializers.Serializer):
         required=False, min_value=1, max_value=32_000, default=1024
     )
     stream = serializers.BooleanField(required=False, default=False)
-
-    def validate_stream(self, value: bool) -> bool:
-        if value:
-            raise ValidationError("streaming is not supported yet; send stream=false.")
-        return value
 
 
 def _completion(reply_text: str, model: str, usage: dict, truthlens: dict) -> dict:
@@ -84,6 +81,9 @@ class ChatCompletions(TenantScopedView):
             raise ValidationError({"model": "this tenant has no upstream LLM configured."})
         model = v["model"] or llm.default_model
         messages = [{k: m[k] for k in m if m[k] is not None} for m in v["messages"]]
+        mode = request.headers.get("X-TruthLens-Mode", "auto")
+        if v["stream"]:
+            return _stream_response(self.tenant, request.auth, llm, model, messages, v, mode)
         try:
             reply = client_for(llm).complete(
                 model_config(llm, model, max_tokens=v["max_tokens"]), messages, role="gateway"
@@ -160,6 +160,128 @@ class ChatCompletions(TenantScopedView):
         for name, value in verification_headers(job).items():
             response[name] = value
         return response
+
+
+TRUTHLENS_FIELDS = (
+    "id",
+    "status",
+    "verification_status",
+    "score",
+    "final_score",
+    "detected",
+    "risk_level",
+    "mode",
+    "iterations",
+    "warning",
+    "final_response",
+    "spans",
+)
+
+
+def _truthlens(verification: dict) -> dict:
+    return {k: verification[k] for k in TRUTHLENS_FIELDS}
+
+
+def _verify(tenant, api_key, item, messages, model, mode, call) -> VerificationJob:
+    """Create the verification of an upstream answer, bill the upstream call to it, wait for it."""
+    with transaction.atomic():
+        job, _ = create_verification(
+            tenant,
+            NewVerification(
+                context=list(item.context),
+                response=item.response,
+                query=item.query or "",
+                messages=messages,
+                model=model,
+                mode=mode if mode in ("auto", "lightweight", "standard", "premium") else "auto",
+                metadata={"source": "gateway"},
+            ),
+            api_key=api_key,
+        )
+        LLMCallRecord.objects.create(
+            job=job,
+            tenant=tenant,
+            model=model,
+            role="gateway",
+            prompt_tokens=call.prompt_tokens,
+            completion_tokens=call.completion_tokens,
+            cost_usd=Decimal(str(round(call.cost_usd, 8))),
+            latency_ms=int(call.latency_ms),
+        )
+    wait_for(job.public_id, settings.TRUTHLENS["GATEWAY_WAIT_SECONDS"], lambda: _final(job.pk))
+    return VerificationJob.objects.prefetch_related("spans").select_related("usage").get(pk=job.pk)
+
+
+def _sse(payload: dict | str) -> bytes:
+    data = payload if isinstance(payload, str) else json.dumps(payload, default=str)
+    return f"data: {data}\n\n".encode()
+
+
+def _stream_response(tenant, api_key, llm, model, messages, v, mode) -> StreamingHttpResponse:
+    """Stream the upstream answer as it comes, then verify it and send the verdict last.
+
+    The chunks reach the client before verification, so the final event carries the
+    `truthlens` verdict (and, when mitigation changed the answer, the corrected text in
+    `truthlens.final_response`); the `X-TruthLens-*` headers say only that it is enabled.
+    """
+    client = client_for(llm)
+    config = model_config(llm, model, max_tokens=v["max_tokens"])
+    chunk_id = "chatcmpl-" + uuid.uuid4().hex
+
+    def chunk(delta: dict, finish: str | None = None, **extra) -> dict:
+        return {
+            "id": chunk_id,
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
+
+    def events():
+        parts: list[str] = []
+
+        def relay():
+            call = yield from client.stream(config, messages, role="gateway")
+            return call
+
+        try:
+            gen = relay()
+            while True:
+                try:
+                    text = next(gen)
+                except StopIteration as stop:
+                    call = stop.value
+                    break
+                parts.append(text)
+                yield _sse(chunk({"content": text}))
+        except LLMError as exc:
+            yield _sse(
+                {"error": {"message": f"the upstream model failed: {exc}", "type": "upstream"}}
+            )
+            yield _sse("[DONE]")
+            return
+        answer = "".join(parts)
+        try:
+            item = inputs_from_messages([*messages, {"role": "assistant", "content": answer}])
+        except MessagesError:
+            item = None
+        if item is None or not item.context:
+            verdict = {"verified": False, "reason": "no context", "detected": None}
+        else:
+            verdict = _truthlens(
+                VerificationSerializer(
+                    _verify(tenant, api_key, item, messages, model, mode, call)
+                ).data
+            )
+        yield _sse(chunk({}, "stop", truthlens=verdict))
+        yield _sse("[DONE]")
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-TruthLens-Enabled"] = "true"
+    response["X-TruthLens-Detected"] = "pending"
+    return response
 
 
 def _final(job_id) -> bool:

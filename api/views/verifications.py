@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import django_filters
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -21,6 +23,16 @@ from ..serializers import FeedbackRequestSerializer, VerificationRequestSerializ
 from .base import TenantScopedView
 
 
+class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
+    """ISO 8601 bound converted to UTC first: Postgres refuses offsets beyond ±15:59 that
+    Python accepts, which would otherwise surface as a 500."""
+
+    def filter(self, qs, value):
+        if value is not None:
+            value = value.astimezone(dt.UTC)
+        return super().filter(qs, value)
+
+
 class VerificationFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(
         choices=[(s, s) for s in ("queued", "running", "completed", "failed")]
@@ -29,8 +41,8 @@ class VerificationFilter(django_filters.FilterSet):
     query_type = django_filters.CharFilter()
     decision = django_filters.CharFilter()
     detected = django_filters.BooleanFilter()
-    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
 
     class Meta:
         model = VerificationJob

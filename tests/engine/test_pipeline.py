@@ -181,3 +181,18 @@ def test_default_classifier_and_embeddings_path_works_end_to_end(eiffel, encoder
     )
     assert result.query_type == "factual_qa" and result.query_type_confidence > 0.5
     assert result.detected is True and result.spans[0].label == "contradiction"
+
+
+def test_an_empty_batch_never_calls_the_detector(scripted):
+    detector = scripted()
+    assert verify_batch([], CONFIG, detector, classifier=RULES_ONLY) == []
+    assert detector.calls == []
+
+
+def test_a_detector_returning_the_wrong_number_of_predictions_is_an_error(eiffel, scripted):
+    class Broken(scripted):  # type: ignore[misc,valid-type]
+        def predict(self, items):
+            return []
+
+    with pytest.raises(RuntimeError, match="returned 0 predictions"):
+        run(DetectionInput.build(eiffel, "It is tall.", "How tall?"), Broken())

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tenants.models import LLMSettings, Policy
-from tests.mitigation.fake_llm import FakeLLM
+from tenants.models import Policy
+from tests.fixtures.llm import configure_llm
 from verification import bandit_store, mitigation_service
 from verification.actions.claim import claim
 from verification.actions.create import NewVerification, create_verification
@@ -18,25 +18,6 @@ pytestmark = pytest.mark.django_db
 CONTEXT = ["The Eiffel Tower was built from 1887 to 1889. It is 330 metres tall."]
 WRONG = "The Eiffel Tower was built in 1950. It is 330 metres tall."
 RIGHT = "The Eiffel Tower was built from 1887 to 1889. It is 330 metres tall."
-
-
-@pytest.fixture
-def fake_llm():
-    server = FakeLLM()
-    server.start()
-    yield server
-    server.stop()
-
-
-def _llm(tenant, fake: FakeLLM) -> None:
-    conf = LLMSettings(
-        tenant=tenant,
-        default_model="openai/primary",
-        api_base=fake.api_base,
-        price_table={m: {"input": 1.0, "output": 2.0} for m in ("primary", "verifier", "judge")},
-    )
-    conf.api_key = "sk-test"
-    conf.save()
 
 
 def _detect(tenant, response=WRONG, mode="auto"):
@@ -99,7 +80,7 @@ def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a
             "premium": {"verification_models": ["openai/verifier"], "judge_model": "openai/judge"}
         },
     )
-    _llm(tenant, fake_llm)
+    configure_llm(tenant, fake_llm)
 
     def responder(body):
         from tests.mitigation.fake_llm import Reply
@@ -145,7 +126,7 @@ def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_ll
     Policy.objects.create(
         tenant=tenant, document={"default_mode": "standard", "budgets": {"per_request_usd": 0.0}}
     )
-    _llm(tenant, fake_llm)
+    configure_llm(tenant, fake_llm)
     fake_llm.script(RIGHT)
     job = _detect(tenant, mode="standard")
     assert mitigation_service.run(claim_mitigation(job.pk))
@@ -155,3 +136,42 @@ def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_ll
     assert "budget" in job.warning.lower(), job.warning
     assert fake_llm.requests == []
     assert UsageRecord.objects.get(job=job).llm_calls == 0
+
+
+def test_the_cascade_sends_only_uncertain_spans_to_the_judge(tenant_a, fake_llm):
+    import json as _json
+
+    from tests.mitigation.fake_llm import Reply
+
+    tenant = tenant_a[0]
+    # a band that covers every span the lexical detector produces, so the judge decides
+    Policy.objects.create(
+        tenant=tenant,
+        document={
+            "default_mode": "lightweight",
+            "cascade": {"enabled": True, "low": 0.0, "high": 1.0},
+        },
+    )
+    configure_llm(tenant, fake_llm)
+
+    def judge(body):
+        import re
+
+        ids = [int(i) for i in re.findall(r'^(\d+)\. "', body["messages"][-1]["content"], re.M)]
+        verdicts = [{"id": i, "verdict": "supported"} for i in ids]
+        return Reply(content=_json.dumps({"spans": verdicts}))
+
+    fake_llm.responder = judge
+    job = _detect(tenant, mode="lightweight")
+    assert job.stage == "mitigate"
+    assert mitigation_service.run(claim_mitigation(job.pk))
+    job.refresh_from_db()
+    assert job.status == "completed"
+    tiers = {d["tier"] for d in job.cascade["decisions"]}
+    assert tiers == {"llm"}
+    # the judge cleared every span, so nothing is left flagged
+    assert job.detected is False and job.spans.count() == 0
+    call = LLMCallRecord.objects.get(job=job)
+    assert call.role == "cascade"
+    assert job.cascade["cost_usd"] == pytest.approx(float(call.cost_usd))
+    assert UsageRecord.objects.get(job=job).llm_calls == 1

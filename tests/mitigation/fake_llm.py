@@ -86,6 +86,9 @@ class FakeLLM:
                 reply = fake.next_reply(body)
                 if reply.delay:
                     time.sleep(reply.delay)
+                if body.get("stream") and reply.status == 200 and reply.raw is None:
+                    self._stream(body, reply)
+                    return
                 if reply.raw is not None:
                     payload = reply.raw.encode()
                 elif reply.status != 200:
@@ -103,6 +106,24 @@ class FakeLLM:
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client timed out and left; that is the point of slow replies
+
+            def _stream(self, body: dict[str, Any], reply: Reply) -> None:
+                """Server-sent events like OpenAI's: word chunks, a usage chunk, [DONE]."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                words = reply.content.split(" ")
+                for i, word in enumerate(words):
+                    piece = word if i == 0 else " " + word
+                    chunk = _chunk(body, {"content": piece}, None)
+                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                done = _chunk(body, {}, "stop")
+                done["usage"] = _completion(body, reply)["usage"]
+                self.wfile.write(b"data: " + json.dumps(done).encode() + b"\n\n")
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -133,4 +154,14 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
             "completion_tokens": reply.completion_tokens,
             "total_tokens": reply.prompt_tokens + reply.completion_tokens,
         },
+    }
+
+
+def _chunk(body: dict[str, Any], delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": body.get("model", "fake"),
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
     }

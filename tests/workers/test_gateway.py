@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from tenants.models import LLMSettings
 from tests.conftest import client_for
-from tests.mitigation.fake_llm import FakeLLM
+from tests.fixtures.llm import configure_llm
 from verification.models import LLMCallRecord, UsageRecord
 
 CONVERSATION = [
@@ -16,32 +17,13 @@ CONVERSATION = [
 ]
 
 
-@pytest.fixture
-def fake_llm():
-    server = FakeLLM()
-    server.start()
-    yield server
-    server.stop()
-
-
-def _configure(tenant, fake):
-    llm = LLMSettings(
-        tenant=tenant,
-        default_model="openai/primary",
-        api_base=fake.api_base,
-        price_table={"primary": {"input": 1.0, "output": 2.0}},
-    )
-    llm.api_key = "sk-test"
-    llm.save()
-
-
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_the_gateway_verifies_the_upstream_answer_against_tool_messages(
     start_worker, tenant_a, fake_llm
 ):
     tenant, token = tenant_a
-    _configure(tenant, fake_llm)
+    configure_llm(tenant, fake_llm)
     fake_llm.script("The Eiffel Tower is 300 metres tall.")
     start_worker()
     response = client_for(token).post(
@@ -65,7 +47,7 @@ def test_the_gateway_verifies_the_upstream_answer_against_tool_messages(
 @pytest.mark.django_db
 def test_a_conversation_without_context_passes_through(tenant_a, fake_llm):
     tenant, token = tenant_a
-    _configure(tenant, fake_llm)
+    configure_llm(tenant, fake_llm)
     fake_llm.script("Hello there!")
     response = client_for(token).post(
         "/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}]}, format="json"
@@ -76,22 +58,63 @@ def test_a_conversation_without_context_passes_through(tenant_a, fake_llm):
 
 
 @pytest.mark.django_db
-def test_the_gateway_needs_an_upstream_and_refuses_streaming(client_a, tenant_a, fake_llm):
+def test_the_gateway_needs_an_upstream_llm(client_a):
     no_llm = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
     assert no_llm.status_code == 400
-    _configure(tenant_a[0], fake_llm)
-    streaming = client_a.post(
-        "/v1/chat/completions", {"messages": CONVERSATION, "stream": True}, format="json"
+    assert no_llm.json()["errors"][0]["field"] == "model"
+
+
+def _events(response) -> list:
+    body = b"".join(response.streaming_content).decode()
+    return [line.removeprefix("data: ") for line in body.split("\n\n") if line.startswith("data: ")]
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_streaming_forwards_chunks_then_sends_the_verdict(start_worker, tenant_a, fake_llm):
+    tenant, token = tenant_a
+    configure_llm(tenant, fake_llm)
+    fake_llm.script("The Eiffel Tower is 300 metres tall.")
+    start_worker()
+    response = client_for(token).post(
+        "/v1/chat/completions",
+        {"messages": CONVERSATION, "stream": True},
+        format="json",
+        HTTP_X_TRUTHLENS_MODE="lightweight",
     )
-    assert streaming.status_code == 400
-    assert streaming.json()["errors"][0]["field"] == "stream"
+    assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
+    events = _events(response)
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
+    assert text == "The Eiffel Tower is 300 metres tall."
+    assert len(chunks) > 3  # it really arrived in pieces
+    verdict = chunks[-1]["truthlens"]
+    assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+    assert verdict["detected"] is True and any("300" in s["text"] for s in verdict["spans"])
+    call = LLMCallRecord.objects.get()
+    assert call.prompt_tokens == 20 and call.completion_tokens == 10
+
+
+@pytest.mark.django_db
+def test_streaming_without_context_passes_through_with_no_verdict(client_a, tenant_a, fake_llm):
+    configure_llm(tenant_a[0], fake_llm)
+    fake_llm.script("Hello there friend")
+    response = client_a.post(
+        "/v1/chat/completions",
+        {"messages": [{"role": "user", "content": "hi"}], "stream": True},
+        format="json",
+    )
+    events = _events(response)
+    final = json.loads(events[-2])
+    assert final["truthlens"]["reason"] == "no context"
 
 
 @pytest.mark.django_db
 def test_an_upstream_failure_is_a_503_problem(client_a, tenant_a, fake_llm):
     from tests.mitigation.fake_llm import Reply
 
-    _configure(tenant_a[0], fake_llm)
+    configure_llm(tenant_a[0], fake_llm)
     fake_llm.script(*[Reply(status=500)] * 5)
     response = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
     assert response.status_code == 503

@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tenants.models import LLMSettings, Policy
+from tenants.models import Policy
 from tests.conftest import client_for
-from tests.mitigation.fake_llm import FakeLLM
+from tests.fixtures.llm import configure_llm
 from verification.models import LLMCallRecord, MitigationStep, ModeArm, UsageRecord, VerificationJob
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 CORRECTED = "The Eiffel Tower was built from 1887 to 1889 and is 330 metres tall."
-
-
-@pytest.fixture
-def fake_llm():
-    server = FakeLLM()
-    server.start()
-    yield server
-    server.stop()
 
 
 def _job(public_id: str) -> VerificationJob:
@@ -32,14 +24,7 @@ def test_standard_mode_refines_the_answer_with_the_tenants_llm(
     # given a tenant whose policy asks for self-refinement and whose LLM is the local server
     tenant, token = tenant_a
     Policy.objects.create(tenant=tenant, document={"default_mode": "standard"})
-    settings = LLMSettings(
-        tenant=tenant,
-        default_model="openai/primary",
-        api_base=fake_llm.api_base,
-        price_table={"primary": {"input": 1.0, "output": 2.0}},
-    )
-    settings.api_key = "sk-test"
-    settings.save()
+    configure_llm(tenant, fake_llm)
     fake_llm.script(CORRECTED)
     start_worker()
     # when

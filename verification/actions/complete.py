@@ -35,6 +35,7 @@ class Outcome:
     final_score: float | None = None
     mitigation: MitigationResult | None = None
     cost_weight: float = 0.1
+    cascade: dict | None = None
 
 
 def _ms(delta) -> int:
@@ -70,6 +71,7 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
         job.risk_level = result.risk_level or ""
         job.coverage = asdict(result.coverage)
         job.citations = asdict(result.citations) if result.citations else None
+        job.cascade = outcome.cascade
         job.detector = result.detector
         job.detector_tokens = result.detector_tokens
         job.query_type = outcome.query_type

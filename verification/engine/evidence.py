@@ -21,7 +21,7 @@ from .sentences import split_sentences
 from .types import Evidence
 from .words import content_keys
 
-RERANK_CANDIDATES = 8
+RERANK_CANDIDATES = 5
 SPAN_WEIGHT = 0.5  # share of the lexical score that comes from the span's own words
 EMBEDDING_WEIGHT = 0.5  # share of the final score from cosine similarity when re-ranking
 
@@ -67,38 +67,65 @@ class EvidenceIndex:
 
         `similarity` is in [0, 1]. None only when the context has no sentences.
         """
+        return self.best_many([(answer_sentence, span_text)])[0]
+
+    def best_many(self, queries: Sequence[tuple[str, str]]) -> list[Evidence | None]:
+        """`best` for several (answer sentence, span text) pairs, with one encoder call."""
         if not self.sentences:
-            return None
+            return [None] * len(queries)
+        ranked = [self._lexical(sentence, span) for sentence, span in queries]
+        cosines: list[dict[int, float]] = [{} for _ in queries]
+        if self.encoder is not None:
+            cosines = self._cosines([q[0] for q in queries], [list(r) for r in ranked])
+        out: list[Evidence | None] = []
+        for lexical, cos in zip(ranked, cosines, strict=True):
+            scores = {
+                i: (1 - EMBEDDING_WEIGHT) * lex + EMBEDDING_WEIGHT * max(cos[i], 0.0)
+                if i in cos
+                else lex
+                for i, lex in lexical.items()
+            }
+            # Ties go to the earlier sentence so results are stable.
+            top = min(scores, key=lambda i: (-scores[i], i))
+            s = self.sentences[top]
+            out.append(
+                Evidence(
+                    passage_index=s.passage_index,
+                    start=s.start,
+                    end=s.end,
+                    text=s.text,
+                    similarity=round(min(max(scores[top], 0.0), 1.0), 4),
+                )
+            )
+        return out
+
+    def _lexical(self, answer_sentence: str, span_text: str) -> dict[int, float]:
+        """Lexical scores of the top `RERANK_CANDIDATES` context sentences, by index."""
         sentence_keys = content_keys(answer_sentence)
         span_keys = content_keys(span_text) if span_text else set()
-        lexical = [
+        scores = [
             (1 - SPAN_WEIGHT) * self.recall(sentence_keys, s.keys)
             + SPAN_WEIGHT * (self.recall(span_keys, s.keys) if span_keys else 0.0)
             for s in self.sentences
         ]
-        # Ties go to the earlier sentence so results are stable.
-        order = sorted(range(len(self.sentences)), key=lambda i: (-lexical[i], i))
-        candidates = order[:RERANK_CANDIDATES]
-        scores = {i: lexical[i] for i in candidates}
-        if self.encoder is not None and answer_sentence.strip():
-            cosines = self._cosines(answer_sentence, candidates)
-            for i, cos in zip(candidates, cosines, strict=True):
-                scores[i] = (1 - EMBEDDING_WEIGHT) * lexical[i] + EMBEDDING_WEIGHT * max(cos, 0.0)
-        top = min(candidates, key=lambda i: (-scores[i], i))
-        s = self.sentences[top]
-        return Evidence(
-            passage_index=s.passage_index,
-            start=s.start,
-            end=s.end,
-            text=s.text,
-            similarity=round(min(max(scores[top], 0.0), 1.0), 4),
-        )
+        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+        return {i: scores[i] for i in order[:RERANK_CANDIDATES]}
 
-    def _cosines(self, text: str, indices: list[int]) -> list[float]:
+    def _cosines(self, texts: list[str], candidates: list[list[int]]) -> list[dict[int, float]]:
+        """Cosine of each text with each of its candidate sentences; one batched encode
+        for everything not yet cached (context sentence vectors are kept per index)."""
         assert self.encoder is not None
-        missing = [i for i in indices if i not in self._vectors]
-        vectors = self.encoder.encode([text] + [self.sentences[i].text for i in missing])
-        for i, vec in zip(missing, vectors[1:], strict=True):
+        queries = list(dict.fromkeys(t for t in texts if t.strip()))
+        missing = sorted({i for c in candidates for i in c if i not in self._vectors})
+        vectors = self.encoder.encode(queries + [self.sentences[i].text for i in missing])
+        query_vec = dict(zip(queries, vectors[: len(queries)], strict=True))
+        for i, vec in zip(missing, vectors[len(queries) :], strict=True):
             self._vectors[i] = vec
-        query = vectors[0]
-        return [float(np.dot(query, self._vectors[i])) for i in indices]
+        out: list[dict[int, float]] = []
+        for text, cands in zip(texts, candidates, strict=True):
+            if text not in query_vec:
+                out.append({})
+                continue
+            q = query_vec[text]
+            out.append({i: float(np.dot(q, self._vectors[i])) for i in cands})
+        return out

@@ -41,15 +41,21 @@ def explain_spans(
     index = EvidenceIndex(item.context, encoder)
     answer_sentences = split_sentences(item.response)
     context_keys = {k for s in index.sentences for k in s.keys}
+    sentences = [
+        sentence_at(answer_sentences, span.start, span.end)
+        or Sentence(span.start, span.end, span.text)
+        for span in spans
+    ]
+    # The window (span plus neighbours) steers the match to the sentence about
+    # this span when the answer sentence makes several claims.
+    windows = [
+        _window(item.response, sent, span) for sent, span in zip(sentences, spans, strict=True)
+    ]
+    evidences = index.best_many(
+        [(sent.text, window) for sent, window in zip(sentences, windows, strict=True)]
+    )
     out: list[Span] = []
-    for span in spans:
-        sentence = sentence_at(answer_sentences, span.start, span.end) or Sentence(
-            span.start, span.end, span.text
-        )
-        window = _window(item.response, sentence, span)
-        # The window (span plus neighbours) steers the match to the sentence about
-        # this span when the answer sentence makes several claims.
-        evidence = index.best(sentence.text, window)
+    for span, sentence, window, evidence in zip(spans, sentences, windows, evidences, strict=True):
         if evidence is None:
             out.append(replace(span, label="unsupported", evidence=None, reason="no context"))
             continue

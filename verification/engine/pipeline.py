@@ -117,6 +117,8 @@ def verify_batch(
             results[i] = early
             continue
         lang = answer_language(item.response, item.context)
+        # "und" means too little text to tell (short answers already took the
+        # context's language), which is no reason to refuse the check.
         if lang != UNDETERMINED and lang not in detector.languages:
             langs = ", ".join(sorted(detector.languages))
             base.coverage = Coverage(language=lang, language_supported=False)

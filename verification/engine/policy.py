@@ -12,6 +12,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Mode = Literal["lightweight", "standard", "premium", "auto"]
+ConcreteMode = Literal["lightweight", "standard", "premium"]
+
+
+def _all_modes() -> list[ConcreteMode]:
+    return ["lightweight", "standard", "premium"]
+
+
 DEFAULT_WARNING = (
     "Warning: parts of this answer may not be supported by the provided context "
     "(hallucination score {score:.2f}): {spans}"
@@ -32,6 +39,15 @@ class PremiumSettings(_Strict):
     judge_model: str | None = None
     max_iterations: int = Field(1, ge=1, le=5)
     require_consensus: bool = False
+
+
+class CascadePolicy(_Strict):
+    """Budgeted cascade: only spans with confidence in [low, high) go to an LLM judge."""
+
+    enabled: bool = False
+    low: float = Field(0.35, ge=0, le=1)
+    high: float = Field(0.75, ge=0, le=1)
+    judge_model: str | None = None  # default: the tenant's default model
 
 
 class Budgets(_Strict):
@@ -81,10 +97,9 @@ class PolicyDocument(_Strict):
     standard: StandardSettings = Field(default_factory=StandardSettings)
     premium: PremiumSettings = Field(default_factory=PremiumSettings)
     budgets: Budgets = Field(default_factory=Budgets)
+    cascade: CascadePolicy = Field(default_factory=CascadePolicy)
     cost_weight: float = Field(0.1, ge=0, le=10)
-    allowed_modes: list[Literal["lightweight", "standard", "premium"]] = Field(
-        default_factory=lambda: ["lightweight", "standard", "premium"]
-    )
+    allowed_modes: list[ConcreteMode] = Field(default_factory=_all_modes)
     decisions: list[Decision] = Field(default_factory=list)
 
     @field_validator("decisions")

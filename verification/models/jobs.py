@@ -66,6 +66,7 @@ class VerificationJob(models.Model):
     warning = models.TextField(blank=True, default="")
     coverage = models.JSONField(default=dict, blank=True)
     citations = models.JSONField(null=True, blank=True)
+    cascade = models.JSONField(null=True, blank=True, help_text="which tier decided each span")
     detector = models.CharField(max_length=100, blank=True, default="")
     detector_tokens = models.PositiveIntegerField(default=0)
     error_code = models.CharField(max_length=64, blank=True, default="")

@@ -6,25 +6,17 @@ import logging
 
 from celery import shared_task
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
 
 from verification import metrics, tracing
 from verification.actions.claim import claim, claim_more
 from verification.processing import process_jobs
 
+from .options import JOB_TASK_OPTIONS
+
 log = logging.getLogger(__name__)
 
 
-@shared_task(
-    name="truthlens.detect",
-    queue="detect",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=2,
-    retry_backoff_max=60,
-    max_retries=10,
-)
+@shared_task(name="truthlens.detect", queue="detect", **JOB_TASK_OPTIONS)
 def detect(job_id: str) -> None:
     """Idempotent on the job id: a job already taken or finished is left alone."""
     job = claim(job_id)

@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
 
 from verification import tracing
 from verification.actions.stages import claim_mitigation
 from verification.logcontext import bind
 
+from .options import JOB_TASK_OPTIONS
 
-@shared_task(
-    name="truthlens.mitigate",
-    queue="mitigate",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=2,
-    retry_backoff_max=60,
-    max_retries=10,
-)
+
+@shared_task(name="truthlens.mitigate", queue="mitigate", **JOB_TASK_OPTIONS)
 def mitigate(job_id: str) -> None:
     """Idempotent on the job id: only a job waiting for mitigation (or whose lease expired) runs."""
     job = claim_mitigation(job_id)

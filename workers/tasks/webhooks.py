@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
 
 from verification import tracing
 from verification.actions.webhooks import attempt_delivery
 
+from .options import JOB_TASK_OPTIONS
 
-@shared_task(
-    name="truthlens.deliver_webhook",
-    queue="webhooks",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=2,
-    max_retries=10,
-)
+
+@shared_task(name="truthlens.deliver_webhook", queue="webhooks", **JOB_TASK_OPTIONS)
 def deliver_webhook(delivery_id: int) -> str | None:
     """One attempt; failures are rescheduled in the row (next_attempt_at), not via Celery retry."""
     with tracing.continued(deliver_webhook.request, "webhook", delivery_id=delivery_id):

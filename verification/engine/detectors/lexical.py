@@ -4,6 +4,8 @@ Each answer token gets a hallucination probability from one question:
 does its normalised form occur anywhere in the context? Absent numbers,
 dates and names are the classic hallucinations, so they score highest;
 function words carry no grounding evidence and score low whatever happens.
+An absent ordinary word is discounted when the rest of its sentence is
+grounded, since it is then more likely a paraphrase than a fabrication.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ NEGATIONS = frozenset({"not", "no", "never", "none", "neither", "nor", "nothing"
 
 @dataclass(frozen=True)
 class LexicalWeights:
-    """Probabilities per token class; defaults chosen so an absent content word crosses 0.5."""
+    """Probabilities per token class. With the defaults an absent content word crosses 0.5
+    unless most of its sentence is grounded (see `sentence_support`)."""
 
     symbol: float = 0.02
     stopword: float = 0.05

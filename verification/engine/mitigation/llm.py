@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -316,6 +316,8 @@ class LLMClient:
             # tenacity owns retries; the OpenAI SDK's own would multiply them silently.
             "max_retries": 0,
             "num_retries": 0,
+            # Tenants pick any provider; one that rejects e.g. `temperature` should not fail.
+            "drop_params": True,
         }
         if config.api_base:
             kwargs["api_base"] = config.api_base
@@ -339,6 +341,63 @@ class LLMClient:
             budget.settle(estimate, call.cost_usd)
         text = response.choices[0].message.content or ""
         return LLMReply(text=text, call=call)
+
+    def stream(
+        self, config: ModelConfig, messages: list[Message], role: str
+    ) -> Generator[str, None, LLMCall]:
+        """Yield the answer's text as the model produces it; the `LLMCall` is the return value.
+
+        Retries apply only until the first chunk arrives: once text has been
+        forwarded to a caller, repeating the call would duplicate it.
+        """
+        call = LLMCall(model=config.model, role=role)
+        kwargs: dict[str, Any] = {
+            "model": config.model,
+            "messages": messages,
+            "timeout": config.timeout_s,
+            "max_tokens": config.max_tokens,
+            "temperature": config.temperature,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "max_retries": 0,
+            "num_retries": 0,
+            "drop_params": True,
+        }
+        if config.api_base:
+            kwargs["api_base"] = config.api_base
+        if config.api_key:
+            kwargs["api_key"] = config.api_key
+        retrying = Retrying(
+            retry=retry_if_exception(is_transient),
+            wait=wait_exponential(multiplier=self.retry.initial_s, max=self.retry.max_s),
+            stop=stop_after_attempt(self.retry.attempts),
+            reraise=True,
+        )
+        started = time.perf_counter()
+        try:
+            chunks = retrying(self._completion, **kwargs)
+        except Exception as exc:
+            call.error = f"{type(exc).__name__}: {str(exc)[:300]}"
+            raise LLMError(call.error, call) from exc
+        parts: list[str] = []
+        for chunk in chunks:
+            usage = getattr(chunk, "usage", None)
+            if usage:
+                call.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+                call.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+            choices = getattr(chunk, "choices", None) or []
+            delta = getattr(choices[0], "delta", None) if choices else None
+            text = getattr(delta, "content", None) if delta is not None else None
+            if text:
+                parts.append(text)
+                yield text
+        call.latency_ms = (time.perf_counter() - started) * 1000
+        if not call.prompt_tokens:  # provider sent no usage: count locally
+            call.prompt_tokens = self.count_prompt_tokens(config, messages)
+        call.cost_usd, call.cost_source = self.price_tokens(
+            config.model, call.prompt_tokens, call.completion_tokens
+        )
+        return call
 
     def complete_many(
         self, requests: Sequence[LLMRequest], budget: Budget | None = None

@@ -1,0 +1,77 @@
+"""Small formatting filters for the dashboard templates."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def pct(value, digits: int = 0) -> str:
+    """0.423 -> '42%'; None -> '—'."""
+    if value is None or value == "":
+        return "—"
+    return f"{float(value) * 100:.{int(digits)}f}%"
+
+
+@register.filter
+def usd(value, digits: int = 4) -> str:
+    if value is None or value == "":
+        return "—"
+    amount = Decimal(str(value))
+    return f"${amount:,.{int(digits)}f}"
+
+
+@register.filter
+def score_level(value) -> str:
+    """CSS modifier for a score: low / moderate / high (DESIGN §3 risk levels 0.3/0.6)."""
+    if value is None:
+        return "none"
+    value = float(value)
+    return "high" if value >= 0.6 else "moderate" if value >= 0.3 else "low"
+
+
+@register.filter
+def get(mapping, key):
+    try:
+        return mapping.get(key)
+    except AttributeError:
+        return None
+
+
+@register.filter
+def ms(value) -> str:
+    if value is None or value == "":
+        return "—"
+    value = float(value)
+    return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.0f} ms"
+
+
+@register.filter
+def width(value) -> str:
+    """A 0..1 fraction as a CSS percentage, clamped."""
+    try:
+        return f"{max(0.0, min(1.0, float(value))) * 100:.1f}%"
+    except (TypeError, ValueError):
+        return "0%"
+
+
+@register.filter
+def is_single_checkbox(bound_field) -> bool:
+    from django.forms import CheckboxInput
+
+    return isinstance(bound_field.field.widget, CheckboxInput)
+
+
+@register.filter
+def diff_class(line: str) -> str:
+    return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "ctx")
+
+
+@register.simple_tag(takes_context=True)
+def page_url(context, number) -> str:
+    query = context.get("filter_query", "")
+    return f"?{query}&page={number}" if query else f"?page={number}"

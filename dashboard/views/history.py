@@ -1,0 +1,34 @@
+"""Verification history: filterable, paginated, one query for the page (spans counted in SQL)."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.shortcuts import render
+
+from verification.models import VerificationJob
+
+from ..history_filters import HistoryFilterForm
+from ..scoping import tenant_view
+
+PAGE_SIZE = 25
+
+
+@tenant_view
+def history(request, scope):
+    form = HistoryFilterForm(request.GET or None)
+    jobs = scope.filter(VerificationJob.objects.all())
+    jobs = form.apply(jobs) if request.GET else jobs
+    jobs = (
+        jobs.defer("context", "messages", "final_response", "coverage", "citations", "metadata")
+        .annotate(span_count=Count("spans", filter=Q(spans__iteration=0)))
+        .order_by("-created_at", "-id")
+    )
+    page = Paginator(jobs, PAGE_SIZE).get_page(request.GET.get("page"))
+    params = request.GET.copy()
+    params.pop("page", None)
+    return render(
+        request,
+        "dashboard/history.html",
+        {"nav": "history", "form": form, "page": page, "filter_query": params.urlencode()},
+    )

@@ -1,0 +1,47 @@
+"""API keys: list, create (the token is shown once, never stored), revoke."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from tenants.models import ApiKey
+
+from ..scoping import tenant_view
+
+
+class NewKeyForm(forms.Form):
+    name = forms.CharField(max_length=100, initial="default")
+    scope = forms.ChoiceField(choices=ApiKey.SCOPES, initial=ApiKey.SCOPE_WRITE)
+
+
+@tenant_view(edit=True)
+def keys(request, scope):
+    form = NewKeyForm(request.POST or None)
+    token = None
+    if request.method == "POST" and form.is_valid():
+        key, token = ApiKey.issue(
+            scope.tenant, name=form.cleaned_data["name"], scope=form.cleaned_data["scope"]
+        )
+        form = NewKeyForm()
+    listing = scope.filter(ApiKey.objects.all()).order_by("revoked_at", "-created_at")
+    response = render(
+        request,
+        "dashboard/keys.html",
+        {"nav": "keys", "form": form, "keys": listing, "token": token},
+    )
+    if token:
+        # The only copy of the secret is in this page: keep it out of every cache.
+        response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_POST
+@tenant_view(edit=True)
+def revoke(request, scope, pk: int):
+    key = scope.get_or_404(ApiKey.objects.all(), pk=pk)
+    key.revoke()
+    messages.success(request, f"Key tl_{key.prefix}_… revoked; requests using it now get 401.")
+    return redirect("dashboard:keys")

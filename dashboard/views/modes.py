@@ -1,0 +1,34 @@
+"""Mode selection: each bandit arm's Beta posterior per query type (empty until arms exist)."""
+
+from __future__ import annotations
+
+from django.db.models import Count
+from django.shortcuts import render
+
+from verification.models import VerificationJob
+
+from ..arms import arms_for, grouped
+from ..policy_actions import current_document
+from ..scoping import tenant_view
+
+
+@tenant_view
+def modes(request, scope):
+    arms = arms_for(scope)
+    # What actually ran, by mode source, is known today even without the bandit.
+    sources = (
+        scope.filter(VerificationJob.objects.exclude(mode=""))
+        .values("mode", "mode_source")
+        .annotate(n=Count("id"))
+        .order_by("mode", "mode_source")
+    )
+    return render(
+        request,
+        "dashboard/modes.html",
+        {
+            "nav": "modes",
+            "groups": grouped(arms),
+            "policy": current_document(scope.tenant),
+            "sources": list(sources),
+        },
+    )

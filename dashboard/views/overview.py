@@ -1,0 +1,29 @@
+"""The overview: volume, detection, scores, latency and cost over a date range."""
+
+from __future__ import annotations
+
+from django.shortcuts import render
+
+from ..daterange import PRESETS, parse_range
+from ..overview_stats import overview, scoped_sources
+from ..scoping import tenant_view
+
+
+@tenant_view
+def overview_page(request, scope):
+    period, form = parse_range(request.GET)
+    jobs, usage = scoped_sources(scope)
+    stats = overview(jobs, usage, period)
+    return render(
+        request,
+        "dashboard/overview.html",
+        {
+            "nav": "overview",
+            "period": period,
+            "range_form": form,
+            "presets": PRESETS,
+            "active_preset": request.GET.get("days", "" if "start" in request.GET else "30"),
+            "stats": stats,
+            "charts": stats.charts(),
+        },
+    )

@@ -1,0 +1,16 @@
+"""Who changed the policy, when, and what changed (a YAML diff per change)."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.shortcuts import render
+
+from ..models import PolicyChange
+from ..scoping import tenant_view
+
+
+@tenant_view
+def history(request, scope):
+    changes = scope.filter(PolicyChange.objects.select_related("actor"))
+    page = Paginator(changes, 10).get_page(request.GET.get("page"))
+    return render(request, "dashboard/policy_history.html", {"nav": "policy", "page": page})

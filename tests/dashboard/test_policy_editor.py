@@ -1,0 +1,298 @@
+"""Policy editor: validation by PolicyDocument, change history, YAML round trip, test box."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from dashboard.models import PolicyChange
+from dashboard.policy_actions import current_document, save_policy
+from dashboard.policy_yaml import PolicyImportError, dump_yaml, load_yaml
+from tenants.models import Policy
+from verification.engine.policy import PolicyDocument
+
+pytestmark = pytest.mark.django_db
+
+RICH = {
+    "enabled": True,
+    "default_mode": "auto",
+    "threshold": 0.55,
+    "standard": {"max_iterations": 4, "convergence_threshold": 0.25},
+    "premium": {
+        "verification_models": ["anthropic/claude-3-5-haiku"],
+        "judge_model": "openai/gpt-4o",
+        "max_iterations": 2,
+        "require_consensus": True,
+    },
+    "budgets": {"per_request_usd": 0.05, "monthly_usd": 500},
+    "decisions": [
+        {
+            "name": "medical",
+            "priority": 10,
+            "rules": {
+                "operator": "OR",
+                "conditions": [
+                    {"type": "domain", "name": "health"},
+                    {"type": "keyword", "name": "dosage"},
+                ],
+            },
+            "modelRefs": ["openai/gpt-4o"],
+            "plugins": [
+                {
+                    "type": "hallucination",
+                    "configuration": {
+                        "enabled": True,
+                        "mode": "premium",
+                        "threshold": 0.3,
+                        "max_iterations": 2,
+                        "require_disclaimer": True,
+                    },
+                }
+            ],
+        },
+        {
+            "name": "chit-chat",
+            "priority": 1,
+            "rules": {"operator": "AND", "conditions": [{"type": "query_type", "name": "opinion"}]},
+            "plugins": [{"type": "hallucination", "configuration": {"enabled": False}}],
+        },
+    ],
+}
+
+
+def editor_post(doc: PolicyDocument, **overrides) -> dict:
+    """The editor's POST body for `doc`, as a browser would send it."""
+    data = {
+        "default_mode": doc.default_mode,
+        "threshold": doc.threshold,
+        "token_threshold": doc.token_threshold,
+        "aggregation": doc.aggregation,
+        "skip_query_types": doc.skip_query_types,
+        "allowed_modes": doc.allowed_modes,
+        "warning_template": doc.warning_template,
+        "cost_weight": doc.cost_weight,
+        "standard_max_iterations": doc.standard.max_iterations,
+        "standard_convergence_threshold": doc.standard.convergence_threshold,
+        "premium_verification_models": "\n".join(doc.premium.verification_models),
+        "premium_judge_model": doc.premium.judge_model or "",
+        "premium_max_iterations": doc.premium.max_iterations,
+        "budget_per_request_usd": doc.budgets.per_request_usd or "",
+        "budget_monthly_usd": doc.budgets.monthly_usd or "",
+        "decisions-TOTAL_FORMS": len(doc.decisions) + 1,
+        "decisions-INITIAL_FORMS": len(doc.decisions),
+        "decisions-MIN_NUM_FORMS": 0,
+        "decisions-MAX_NUM_FORMS": 50,
+    }
+    if doc.enabled:
+        data["enabled"] = "on"
+    if doc.premium.require_consensus:
+        data["premium_require_consensus"] = "on"
+    for i, d in enumerate(doc.decisions):
+        conf = d.plugins[0].configuration if d.plugins else None
+        data.update(
+            {
+                f"decisions-{i}-name": d.name,
+                f"decisions-{i}-priority": d.priority,
+                f"decisions-{i}-operator": d.rules.operator,
+                f"decisions-{i}-conditions": "\n".join(
+                    f"{c.type}: {c.name}" for c in d.rules.conditions
+                ),
+                f"decisions-{i}-model_refs": ", ".join(d.modelRefs),
+                f"decisions-{i}-mode": (conf.mode or "") if conf else "",
+                f"decisions-{i}-threshold": conf.threshold
+                if conf and conf.threshold is not None
+                else "",
+                f"decisions-{i}-max_iterations": conf.max_iterations or "" if conf else "",
+            }
+        )
+        if conf is None or conf.enabled:
+            data[f"decisions-{i}-enabled"] = "on"
+        if conf and conf.require_disclaimer:
+            data[f"decisions-{i}-require_disclaimer"] = "on"
+    n = len(doc.decisions)
+    data.update(
+        {
+            f"decisions-{n}-priority": 0,
+            f"decisions-{n}-operator": "OR",
+            f"decisions-{n}-enabled": "on",
+        }
+    )
+    data.update(overrides)
+    return data
+
+
+def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, tenant_a):
+    tenant = tenant_a[0]
+    doc = PolicyDocument.model_validate(RICH)
+    save_policy(tenant, owner_a, doc, PolicyChange.EDITOR)
+    client.force_login(owner_a)
+    page = client.get(reverse("dashboard:policy"))
+    assert page.status_code == 200 and b"medical" in page.content
+    # when the form is posted back untouched, nothing changes and no history row is added
+    response = client.post(reverse("dashboard:policy"), editor_post(doc))
+    assert response.status_code == 302
+    assert current_document(tenant) == doc
+    assert PolicyChange.objects.filter(tenant=tenant).count() == 1
+
+
+def test_editing_a_decision_and_adding_one_is_saved_with_history(client, owner_a, tenant_a):
+    tenant = tenant_a[0]
+    doc = PolicyDocument.model_validate(RICH)
+    save_policy(tenant, owner_a, doc, PolicyChange.EDITOR)
+    client.force_login(owner_a)
+    body = editor_post(
+        doc,
+        **{
+            "threshold": "0.65",
+            "decisions-0-threshold": "0.2",
+            "decisions-2-name": "legal",
+            "decisions-2-priority": "5",
+            "decisions-2-conditions": "keyword: contract\nquery_type: factual_qa",
+            "decisions-2-operator": "AND",
+            "decisions-2-mode": "standard",
+            "decisions-1-DELETE": "on",
+        },
+    )
+    response = client.post(reverse("dashboard:policy"), body)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    saved = current_document(tenant)
+    assert saved.threshold == 0.65
+    assert [d.name for d in saved.decisions] == ["medical", "legal"]
+    assert saved.decisions[0].plugins[0].configuration.threshold == 0.2
+    legal = saved.decisions[1]
+    assert legal.rules.operator == "AND" and len(legal.rules.conditions) == 2
+    assert legal.plugins[0].configuration.mode == "standard"
+    change = PolicyChange.objects.filter(tenant=tenant).first()
+    assert change.version == 2 and change.actor == owner_a
+    diff = "\n".join(change.diff_lines())
+    assert "-threshold: 0.55" in diff and "+threshold: 0.65" in diff and "legal" in diff
+    history = client.get(reverse("dashboard:policy-history")).content.decode()
+    assert "owner-a" in history and "+threshold: 0.65" in history
+
+
+def test_invalid_values_are_refused_with_the_field_named(client, owner_a, tenant_a):
+    client.force_login(owner_a)
+    doc = PolicyDocument()
+    response = client.post(
+        reverse("dashboard:policy"),
+        editor_post(
+            doc,
+            threshold="1.7",
+            standard_max_iterations="40",
+            warning_template="{nope}",
+        ),
+    )
+    assert response.status_code == 400
+    form = response.context["settings_form"]
+    assert "threshold" in form.errors and "standard_max_iterations" in form.errors
+    assert "warning_template" in form.errors
+    assert not Policy.objects.filter(tenant=tenant_a[0]).exists()
+
+
+def test_duplicate_decision_names_and_bad_conditions_are_refused(client, owner_a, tenant_a):
+    client.force_login(owner_a)
+    doc = PolicyDocument.model_validate(RICH)
+    response = client.post(
+        reverse("dashboard:policy"), editor_post(doc, **{"decisions-1-name": "medical"})
+    )
+    assert response.status_code == 400
+    assert "must be unique" in response.content.decode()
+    response = client.post(
+        reverse("dashboard:policy"), editor_post(doc, **{"decisions-0-conditions": "color: blue"})
+    )
+    assert response.status_code == 400
+    assert "Line 1" in response.content.decode()
+    assert not Policy.objects.filter(tenant=tenant_a[0]).exists()
+
+
+def test_yaml_round_trip_is_lossless():
+    doc = PolicyDocument.model_validate(RICH)
+    assert load_yaml(dump_yaml(doc)) == doc
+    assert load_yaml(dump_yaml(PolicyDocument())) == PolicyDocument()
+
+
+def test_yaml_errors_say_where():
+    with pytest.raises(PolicyImportError) as bad_yaml:
+        load_yaml("threshold: [0.5\n")
+    assert "line" in bad_yaml.value.messages[0]
+    with pytest.raises(PolicyImportError) as bad_value:
+        load_yaml("threshold: 2\ndecisions:\n  - name: x\n    rules: {operator: XOR}\n")
+    joined = " | ".join(bad_value.value.messages)
+    assert "threshold:" in joined and "decisions.0.rules.operator" in joined
+    with pytest.raises(PolicyImportError):
+        load_yaml("- just\n- a list\n")
+
+
+def test_export_then_import_through_the_dashboard(client, owner_a, tenant_a):
+    tenant = tenant_a[0]
+    save_policy(tenant, owner_a, PolicyDocument.model_validate(RICH), PolicyChange.EDITOR)
+    client.force_login(owner_a)
+    exported = client.get(reverse("dashboard:policy-export"))
+    assert exported["Content-Type"].startswith("application/yaml")
+    text = exported.content.decode()
+    assert "decisions:" in text and "modelRefs:" in text
+    # importing it unchanged changes nothing; importing an edit records a YAML change
+    client.post(reverse("dashboard:policy-import"), {"yaml_text": text})
+    assert PolicyChange.objects.filter(tenant=tenant).count() == 1
+    response = client.post(
+        reverse("dashboard:policy-import"),
+        {"yaml_text": text.replace("threshold: 0.55", "threshold: 0.45")},
+    )
+    assert response.status_code == 302
+    assert current_document(tenant).threshold == 0.45
+    assert PolicyChange.objects.filter(tenant=tenant).first().source == PolicyChange.YAML_IMPORT
+
+
+def test_invalid_import_keeps_the_policy(client, owner_a, tenant_a):
+    client.force_login(owner_a)
+    response = client.post(
+        reverse("dashboard:policy-import"), {"yaml_text": "default_mode: turbo\n"}
+    )
+    assert response.status_code == 400
+    assert "default_mode" in response.content.decode()
+    assert not Policy.objects.filter(tenant=tenant_a[0]).exists()
+
+
+def test_viewer_sees_the_editor_read_only(client, viewer_a):
+    client.force_login(viewer_a)
+    page = client.get(reverse("dashboard:policy")).content.decode()
+    assert "viewer role" in page and "Save policy" not in page
+    assert (
+        client.post(reverse("dashboard:policy"), editor_post(PolicyDocument())).status_code == 403
+    )
+
+
+def test_test_box_runs_the_engine_under_the_tenants_policy(client, owner_a, tenant_a, settings):
+    settings.TRUTHLENS = {**settings.TRUTHLENS, "DETECTOR": "lexical"}
+    save_policy(tenant_a[0], owner_a, PolicyDocument.model_validate(RICH), PolicyChange.EDITOR)
+    client.force_login(owner_a)
+    response = client.post(
+        reverse("dashboard:policy-test"),
+        {
+            "context": "The Eiffel Tower is in Paris. It was built from 1887 to 1889 and is 330 metres tall.",
+            "query": "When was the Eiffel Tower built?",
+            "response": "The Eiffel Tower was built in 1950 and is 330 metres tall.",
+            "decision": "medical",
+        },
+    )
+    assert response.status_code == 200
+    outcome = response.context["outcome"]
+    assert response.context["error"] == "", response.context["error"]
+    assert outcome.resolved.decision == "medical" and outcome.resolved.threshold == 0.3
+    assert outcome.result.status == "verified" and outcome.result.score is not None
+    body = response.content.decode()
+    assert "medical" in body and "Result" in body
+
+
+def test_test_box_reports_unknown_decision(client, owner_a, settings):
+    settings.TRUTHLENS = {**settings.TRUTHLENS, "DETECTOR": "lexical"}
+    client.force_login(owner_a)
+    response = client.post(
+        reverse("dashboard:policy-test"),
+        {
+            "context": "Paris is in France.",
+            "response": "Paris is in France.",
+            "decision": "nope",
+        },
+    )
+    assert "no decision of that name" in response.content.decode()

@@ -1,0 +1,211 @@
+"""Every dashboard URL: sign-in required, tenant-scoped (not yours = 404), viewers read only."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from dashboard import urls as dashboard_urls
+from tenants.models import ApiKey
+from verification.models import Feedback, WebhookDelivery
+
+from .conftest import month_of
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
+    key = ApiKey.objects.filter(tenant=tenant_a[0]).first()
+    return {"job": job_a, "key": key, "endpoint": endpoint_a, "delivery": delivery_a}
+
+
+# name -> (kwargs from tenant A's objects, methods)
+OBJECT_URLS = {
+    "verification": (lambda o: {"public_id": o["job"].public_id}, ("get", "post")),
+    "key-revoke": (lambda o: {"pk": o["key"].pk}, ("post",)),
+    "endpoint-rotate": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
+    "endpoint-toggle": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
+    "endpoint-delete": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
+    "delivery": (lambda o: {"pk": o["delivery"].pk}, ("get",)),
+    "delivery-replay": (lambda o: {"pk": o["delivery"].pk}, ("post",)),
+}
+TENANT_PAGES = {
+    "overview": {},
+    "history": {},
+    "policy": {},
+    "policy-export": {},
+    "policy-import": {},
+    "policy-history": {},
+    "policy-test": {},
+    "modes": {},
+    "keys": {},
+    "webhooks": {},
+    "billing": {},
+    "billing-month": "month",
+    "billing-csv": "month",
+    "billing-json": "month",
+}
+EDIT_POSTS = ["policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate"]
+OTHER = {"login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate"}
+
+
+def _url(name, spec, objects=None):
+    if callable(spec):
+        return reverse(f"dashboard:{name}", kwargs=spec(objects))
+    if spec == "month":
+        return reverse(f"dashboard:{name}", kwargs={"month": month_of(objects["job"].created_at)})
+    return reverse(f"dashboard:{name}")
+
+
+def test_every_dashboard_url_is_walked_by_these_tests():
+    names = {p.name for p in dashboard_urls.urlpatterns}
+    assert names == set(OBJECT_URLS) | set(TENANT_PAGES) | OTHER
+
+
+def test_anonymous_visitors_are_sent_to_sign_in(client, objects_a):
+    for name, (kwargs, methods) in OBJECT_URLS.items():
+        for method in methods:
+            response = getattr(client, method)(_url(name, kwargs, objects_a))
+            assert response.status_code == 302, name
+            assert response["Location"].startswith(reverse("dashboard:login")), name
+    for name, spec in TENANT_PAGES.items():
+        response = client.get(_url(name, spec, objects_a))
+        assert response.status_code == 302 and "/dashboard/login/" in response["Location"], name
+
+
+def test_other_tenants_member_gets_404_for_every_object_of_tenant_a(client, owner_b, objects_a):
+    # given a member of tenant B
+    client.force_login(owner_b)
+    # when they address each of tenant A's objects, by every method the URL accepts
+    for name, (kwargs, methods) in OBJECT_URLS.items():
+        for method in methods:
+            data = {"outcome": "hallucinated"} if name == "verification" else {}
+            response = getattr(client, method)(_url(name, kwargs, objects_a), data)
+            # then it is exactly as if the object did not exist
+            assert response.status_code == 404, (name, method)
+    # and nothing of tenant A changed
+    objects_a["key"].refresh_from_db()
+    objects_a["endpoint"].refresh_from_db()
+    assert objects_a["key"].revoked_at is None
+    assert objects_a["endpoint"].is_active
+    assert WebhookDelivery.objects.count() == 1
+    assert not Feedback.objects.exists()
+
+
+def test_other_tenants_member_sees_none_of_tenant_a_on_list_pages(client, owner_b, objects_a):
+    client.force_login(owner_b)
+    secrets_of_a = [
+        objects_a["job"].public_id,
+        objects_a["key"].prefix,
+        objects_a["endpoint"].url,
+        objects_a["delivery"].event_id,
+        "tenant-a",
+    ]
+    for name, spec in TENANT_PAGES.items():
+        response = client.get(_url(name, spec, objects_a))
+        assert response.status_code == 200, name
+        body = response.content.decode()
+        for secret in secrets_of_a:
+            assert secret not in body, (name, secret)
+
+
+def test_billing_export_of_other_tenant_is_its_own_empty_report(client, owner_b, objects_a):
+    client.force_login(owner_b)
+    url = reverse("dashboard:billing-json", kwargs={"month": month_of(objects_a["job"].created_at)})
+    data = client.get(url).json()
+    assert data["tenant"] == "tenant-b" and data["verifications"] == 0
+
+
+def test_viewer_reads_every_page_but_cannot_change_anything(client, viewer_a, objects_a):
+    client.force_login(viewer_a)
+    for name, spec in TENANT_PAGES.items():
+        assert client.get(_url(name, spec, objects_a)).status_code == 200, name
+    assert (
+        client.get(_url("verification", OBJECT_URLS["verification"][0], objects_a)).status_code
+        == 200
+    )
+    for name in EDIT_POSTS:
+        assert client.post(reverse(f"dashboard:{name}"), {}).status_code == 403, name
+    for name, (kwargs, methods) in OBJECT_URLS.items():
+        if "post" in methods:
+            assert (
+                client.post(_url(name, kwargs, objects_a), {"outcome": "correct"}).status_code
+                == 403
+            ), name
+    objects_a["key"].refresh_from_db()
+    assert objects_a["key"].revoked_at is None
+    assert not Feedback.objects.exists()
+    assert WebhookDelivery.objects.count() == 1
+
+
+def test_admin_may_edit(client, admin_a, objects_a):
+    client.force_login(admin_a)
+    response = client.post(reverse("dashboard:key-revoke", kwargs={"pk": objects_a["key"].pk}))
+    assert response.status_code == 302
+    objects_a["key"].refresh_from_db()
+    assert objects_a["key"].revoked_at is not None
+
+
+def test_member_cannot_switch_to_a_tenant_they_do_not_belong_to(
+    client, owner_b, tenant_a, objects_a
+):
+    client.force_login(owner_b)
+    response = client.post(reverse("dashboard:switch-tenant"), {"tenant": tenant_a[0].pk})
+    assert response.status_code == 404
+    detail = reverse("dashboard:verification", kwargs={"public_id": objects_a["job"].public_id})
+    assert client.get(detail).status_code == 404
+
+
+def test_staff_see_every_tenant_and_switch_between_them(
+    client, staff_user, tenant_a, tenant_b, objects_a
+):
+    client.force_login(staff_user)
+    detail = reverse("dashboard:verification", kwargs={"public_id": objects_a["job"].public_id})
+    client.post(reverse("dashboard:switch-tenant"), {"tenant": tenant_b[0].pk})
+    assert client.get(detail).status_code == 404  # scoped to the tenant being looked at
+    response = client.post(
+        reverse("dashboard:switch-tenant"), {"tenant": tenant_a[0].pk, "next": detail}
+    )
+    assert response.status_code == 302 and response["Location"] == detail
+    assert client.get(detail).status_code == 200
+
+
+def test_switch_ignores_offsite_next(client, staff_user, tenant_a):
+    client.force_login(staff_user)
+    response = client.post(
+        reverse("dashboard:switch-tenant"),
+        {"tenant": tenant_a[0].pk, "next": "https://evil.example/"},
+    )
+    assert response["Location"] == reverse("dashboard:overview")
+
+
+def test_revenue_across_tenants_is_for_staff_only(client, owner_a, staff_user, objects_a):
+    client.force_login(owner_a)
+    assert client.get(reverse("dashboard:revenue")).status_code == 403
+    client.force_login(staff_user)
+    response = client.get(
+        reverse("dashboard:revenue"), {"month": month_of(objects_a["job"].created_at)}
+    )
+    assert response.status_code == 200
+    assert "tenant-a" in response.content.decode()
+
+
+def test_user_without_membership_sees_an_explanation(client, db):
+    from .conftest import make_user
+
+    client.force_login(make_user("loner"))
+    response = client.get(reverse("dashboard:overview"))
+    assert response.status_code == 403
+    assert b"not a member of any tenant" in response.content
+
+
+def test_not_found_and_forbidden_are_pages_not_api_problems(client, owner_b, viewer_a, objects_a):
+    client.force_login(owner_b)
+    url = reverse("dashboard:verification", kwargs={"public_id": objects_a["job"].public_id})
+    response = client.get(url)
+    assert response.status_code == 404 and response["Content-Type"].startswith("text/html")
+    assert b"Not found" in response.content
+    client.force_login(viewer_a)
+    response = client.post(reverse("dashboard:keys"), {"name": "x"})
+    assert response.status_code == 403 and b"viewers can read everything" in response.content
