@@ -19,7 +19,17 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
-PG_BIN = Path(os.environ.get("TRUTHLENS_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+
+def _pg_bin() -> Path:
+    """The server binaries (initdb, pg_ctl): TRUTHLENS_PG_BIN, else the newest Debian install."""
+    if os.environ.get("TRUTHLENS_PG_BIN"):
+        return Path(os.environ["TRUTHLENS_PG_BIN"])
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parts[-3]))
+    return found[-1].parent if found else Path("/usr/lib/postgresql/15/bin")
+
+
+PG_BIN = _pg_bin()
 
 
 def free_port() -> int:

@@ -12,9 +12,9 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
-from tenants.models import Membership, WebhookEndpoint
+from tenants.models import ApiKey, Membership, WebhookEndpoint
 from tests.conftest import client_for
-from verification.models import VerificationJob
+from verification.models import VerificationJob, WebhookDelivery
 
 pytestmark = pytest.mark.django_db
 
@@ -49,12 +49,28 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
     endpoint = WebhookEndpoint(tenant=tenant_a[0], url="http://127.0.0.1:9/hook")
     endpoint.set_new_secret()
     endpoint.save()
+    delivery = WebhookDelivery.objects.create(
+        tenant=tenant_a[0],
+        job=VerificationJob.objects.get(pk=VerificationJob.parse_public_id(job_id)),
+        endpoint=endpoint,
+        url=endpoint.url,
+        event_id="evt_a",
+        event_type="verification.completed",
+        payload={"id": "evt_a"},
+    )
     return {
         "public_id": job_id,
         "pk": str(endpoint.pk),
         "id": str(endpoint.pk),
         "secret": endpoint.secret_encrypted,
+        "api_key": str(ApiKey.objects.get(tenant=tenant_a[0]).pk),
+        "delivery": str(delivery.pk),
     }
+
+
+# Routes (by URL name) whose <pk> is another kind of A's object than a webhook endpoint,
+# so B is pointed at a real object of A's, not at an id that is missing anyway.
+PK_OF = {"key-revoke": "api_key", "delivery": "delivery", "delivery-replay": "delivery"}
 
 
 # Route parameters that name no object of a tenant: tenant B gets its own view of them.
@@ -102,7 +118,10 @@ def test_tenant_b_cannot_reach_tenant_a_objects_on_any_url(tenant_a, tenant_b, a
         for method in _methods(entry):
             if client is dashboard_b:
                 dashboard_b.force_login(user)  # the walk also visits sign-out
-            path = _fill(template, a_objects)
+            objects = a_objects
+            if entry.name in PK_OF:
+                objects = {**a_objects, "pk": a_objects[PK_OF[entry.name]]}
+            path = _fill(template, objects)
             response = (
                 getattr(client, method)(path, {}, format="json")
                 if template.startswith("v1/")
@@ -122,3 +141,6 @@ def test_tenant_b_cannot_reach_tenant_a_objects_on_any_url(tenant_a, tenant_b, a
     assert VerificationJob.objects.filter(tenant=tenant_a[0]).count() == 1
     assert WebhookEndpoint.objects.get(tenant=tenant_a[0]).secret_encrypted == a_objects["secret"]
     assert not VerificationJob.objects.get().feedback.exists()
+    assert ApiKey.objects.get(pk=a_objects["api_key"]).revoked_at is None
+    assert WebhookEndpoint.objects.get(tenant=tenant_a[0]).is_active
+    assert WebhookDelivery.objects.filter(tenant=tenant_a[0]).count() == 1  # no replay
