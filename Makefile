@@ -5,7 +5,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots deploy-check render-chart
+.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots deploy-check render-chart test-faults test-security bench-load bench-throughput
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -65,6 +65,18 @@ deploy-check: install
 
 render-chart: install
 	$(PY) deploy/helm/render_chart.py
+
+test-faults: install
+	$(PY) -m pytest -m faults tests/faults
+
+test-security: install
+	$(PY) -m pytest tests/security
+
+bench-load: install
+	$(PY) bench/load.py --duration 300
+
+bench-throughput: install
+	$(PY) bench/throughput.py
 
 bench-bandit: install
 	$(PY) bench/bandit_sim.py
