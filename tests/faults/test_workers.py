@@ -135,12 +135,17 @@ def test_webhooks_reach_a_receiver_that_was_down_exactly_once(
     ]
 
     def retried_while_down() -> bool:
-        deliveries = list(WebhookDelivery.objects.all())
-        return len(deliveries) == 3 and all(d.attempts >= 2 for d in deliveries)
+        # Count logged attempts, not `attempts`: the counter moves at claim time,
+        # before the attempt's outcome is written.
+        failed = Counter(
+            WebhookAttempt.objects.filter(status_code__isnull=True).values_list(
+                "delivery_id", flat=True
+            )
+        )
+        return len(failed) == 3 and all(n >= 2 for n in failed.values())
 
     assert wait_until(retried_while_down, timeout=120, interval=0.5)
     assert not WebhookDelivery.objects.filter(status="succeeded").exists()
-    assert WebhookAttempt.objects.filter(status_code__isnull=True).count() >= 6
     # when it comes back
     flaky_receiver.start()
     # then every event is delivered, each exactly once
