@@ -95,67 +95,20 @@ class ChatCompletions(TenantScopedView):
             "completion_tokens": reply.call.completion_tokens,
             "total_tokens": reply.call.prompt_tokens + reply.call.completion_tokens,
         }
-        try:
-            item = inputs_from_messages([*messages, {"role": "assistant", "content": reply.text}])
-        except MessagesError:
-            item = None
-        if item is None or not item.context:
+        item = _context_of(messages, reply.text)
+        if item is None:
             response = Response(
                 _completion(reply.text, model, usage, {"verified": False, "reason": "no context"})
             )
             response["X-TruthLens-Enabled"] = "false"
             response["X-TruthLens-Detected"] = "unknown"
             return response
-        mode = request.headers.get("X-TruthLens-Mode", "auto")
-        with transaction.atomic():
-            job, _ = create_verification(
-                self.tenant,
-                NewVerification(
-                    context=list(item.context),
-                    response=item.response,
-                    query=item.query or "",
-                    messages=messages,
-                    model=model,
-                    mode=mode if mode in ("auto", "lightweight", "standard", "premium") else "auto",
-                    metadata={"source": "gateway"},
-                ),
-                api_key=request.auth,
-            )
-            # The upstream call is part of this verification's bill.
-            LLMCallRecord.objects.create(
-                job=job,
-                tenant=self.tenant,
-                model=model,
-                role="gateway",
-                prompt_tokens=reply.call.prompt_tokens,
-                completion_tokens=reply.call.completion_tokens,
-                cost_usd=Decimal(str(round(reply.call.cost_usd, 8))),
-                latency_ms=int(reply.call.latency_ms),
-            )
-        wait_for(job.public_id, settings.TRUTHLENS["GATEWAY_WAIT_SECONDS"], lambda: _final(job.pk))
-        job = (
-            VerificationJob.objects.prefetch_related("spans").select_related("usage").get(pk=job.pk)
-        )
+        job = _verify(self.tenant, request.auth, item, messages, model, mode, reply.call)
         verification = VerificationSerializer(job).data
         content = job.final_response if job.is_final and job.final_response else reply.text
         if job.is_final and job.warning and job.mode == "lightweight":
             content = f"{content}\n\n{job.warning}"
-        truthlens = {
-            k: verification[k]
-            for k in (
-                "id",
-                "status",
-                "verification_status",
-                "score",
-                "final_score",
-                "detected",
-                "risk_level",
-                "mode",
-                "iterations",
-                "warning",
-                "spans",
-            )
-        }
+        truthlens = _truthlens(verification)
         response = Response(_completion(content, model, usage, truthlens))
         for name, value in verification_headers(job).items():
             response[name] = value
@@ -176,6 +129,15 @@ TRUTHLENS_FIELDS = (
     "final_response",
     "spans",
 )
+
+
+def _context_of(messages: list[dict], answer: str):
+    """The verification input for `answer`, or None when the conversation has no context."""
+    try:
+        item = inputs_from_messages([*messages, {"role": "assistant", "content": answer}])
+    except MessagesError:
+        return None
+    return item if item.context else None
 
 
 def _truthlens(verification: dict) -> dict:
@@ -261,12 +223,8 @@ def _stream_response(tenant, api_key, llm, model, messages, v, mode) -> Streamin
             )
             yield _sse("[DONE]")
             return
-        answer = "".join(parts)
-        try:
-            item = inputs_from_messages([*messages, {"role": "assistant", "content": answer}])
-        except MessagesError:
-            item = None
-        if item is None or not item.context:
+        item = _context_of(messages, "".join(parts))
+        if item is None:
             verdict = {"verified": False, "reason": "no context", "detected": None}
         else:
             verdict = _truthlens(
