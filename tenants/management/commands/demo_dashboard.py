@@ -316,10 +316,16 @@ class Command(BaseCommand):
             "https://hooks.example.com/truthlens",
             "https://ops.example.org/alerts/hallucinations",
         ):
-            if not WebhookEndpoint.objects.filter(tenant=tenant, url=url).exists():
-                endpoint = WebhookEndpoint(tenant=tenant, url=url)
+            # Inactive: demo data must never make the local stack call a real host
+            # (example.com resolves to IANA's servers on a connected machine).
+            endpoint = WebhookEndpoint.objects.filter(tenant=tenant, url=url).first()
+            if endpoint is None:
+                endpoint = WebhookEndpoint(tenant=tenant, url=url, is_active=False)
                 endpoint.set_new_secret()
                 endpoint.save()
+            elif endpoint.is_active:
+                endpoint.is_active = False
+                endpoint.save(update_fields=["is_active"])
 
     # --- jobs ----------------------------------------------------------------
     def _jobs(self, tenant, rng, count, now) -> list[VerificationJob]:
@@ -611,11 +617,8 @@ class Command(BaseCommand):
         endpoint = WebhookEndpoint.objects.filter(tenant=tenant).order_by("pk").first()
         for job in jobs:
             ok = rng.random() < 0.8
-            status = (
-                WebhookDelivery.SUCCEEDED
-                if ok
-                else rng.choice([WebhookDelivery.FAILED, WebhookDelivery.PENDING])
-            )
+            # Never PENDING: the dispatcher would really try to deliver a pending demo event.
+            status = WebhookDelivery.SUCCEEDED if ok else WebhookDelivery.FAILED
             codes = (
                 [200]
                 if ok and rng.random() < 0.8
