@@ -24,14 +24,12 @@ from .engine.mitigation import (
     Budget,
     CascadeSettings,
     MitigationResult,
-    PremiumSettings,
-    RefineSettings,
+    Models,
     cascade,
-    cross_check,
     redetector,
-    refine,
 )
-from .engine.policy import PolicyDocument
+from .engine.mitigation import mitigate as dispatch_mitigate
+from .engine.policy import PolicyDocument, resolve
 from .engine.types import DetectionResult
 from .llm_access import client_for, model_config
 from .models import LLMCallRecord, VerificationJob
@@ -79,53 +77,43 @@ def _run_cascade(job, policy, llm, item, initial, client, budget):
     return decided, outcome, record
 
 
-def mitigate(job: VerificationJob, initial: DetectionResult, budget: Budget) -> MitigationResult:
-    """Run the job's mode against `initial` (its detection); never raises on LLM trouble."""
-    policy = policy_for(job.tenant)
+def mitigate(
+    job: VerificationJob, policy: PolicyDocument, initial: DetectionResult, budget: Budget
+) -> MitigationResult:
+    """Run the job's mode against `initial` (its detection); never raises on LLM trouble.
+
+    The engine's `dispatch.mitigate` picks the implementation and falls back
+    (premium -> standard) when the policy names no verification models.
+    """
     llm = LLMSettings.objects.get(tenant_id=job.tenant_id)
     item = job_input(job)
-    config = detection_config(
-        policy, job.threshold if job.threshold is not None else policy.threshold
-    )
+    threshold = job.threshold if job.threshold is not None else policy.threshold
+    config = detection_config(policy, threshold)
     known = KnownTypes({item.query: (job.query_type, job.query_type_confidence or 0.0)})
     redetect = redetector(config, load_detector(settings.TRUTHLENS["DETECTOR"]), classifier=known)
-    client = client_for(llm)
     primary = model_config(llm, job.model or llm.default_model)
-    if job.mode == "premium":
-        premium = policy.premium
-        verifiers = [model_config(llm, m) for m in premium.verification_models] or [primary]
-        judge = model_config(llm, premium.judge_model) if premium.judge_model else primary
-        return cross_check(
-            item,
-            initial,
-            redetect,
-            client,
-            verifiers,
-            judge,
-            PremiumSettings(
-                max_iterations=premium.max_iterations,
-                require_consensus=premium.require_consensus,
-                threshold=config.threshold,
-            ),
-            budget,
-        )
-    max_iterations = None
-    if job.decision and job.decision != "default":
-        decision = next((d for d in policy.decisions if d.name == job.decision), None)
-        plugin = (
-            next((p for p in decision.plugins if p.type == "hallucination"), None)
-            if decision
-            else None
-        )
-        max_iterations = plugin.configuration.max_iterations if plugin else None
-    return refine(
+    premium = policy.premium
+    models = Models(
+        primary=primary,
+        verifiers=tuple(model_config(llm, m) for m in premium.verification_models),
+        judge=model_config(llm, premium.judge_model) if premium.judge_model else primary,
+    )
+    try:
+        decision = None if job.decision in ("", "default") else job.decision
+        max_iterations = resolve(policy, job.query_type, decision_name=decision).max_iterations
+    except KeyError:  # the decision was removed from the policy since the job started
+        max_iterations = None
+    return dispatch_mitigate(
+        job.mode,
         item,
         initial,
+        policy,
         redetect,
-        client,
-        primary,
-        RefineSettings.from_policy(policy, max_iterations),
+        client_for(llm),
+        models,
         budget,
+        threshold=threshold,
+        max_iterations=max_iterations,
     )
 
 
@@ -144,7 +132,7 @@ def run(job: VerificationJob) -> bool:
         )
         calls_before = outcome.calls
     if job.mode in ("standard", "premium") and job.enabled and initial.detected:
-        result = mitigate(job, initial, budget)
+        result = mitigate(job, policy, initial, budget)
         result.calls[:0] = calls_before
     else:
         final = job.response

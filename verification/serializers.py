@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from .engine.mitigation.lightweight import headers
 from .models import DetectedSpan, VerificationJob
 
 
@@ -126,15 +127,14 @@ class VerificationSerializer(serializers.ModelSerializer):
 
 def verification_headers(job: VerificationJob) -> dict[str, str]:
     """The `X-TruthLens-*` headers of DESIGN §4 for a job in any state."""
-    total = (job.latency_ms or {}).get("total")
     return {
-        "X-TruthLens-Enabled": "true" if job.enabled else "false",
-        "X-TruthLens-Mode": job.mode or job.requested_mode,
-        "X-TruthLens-Score": "" if job.score is None else f"{job.score:.4f}",
-        "X-TruthLens-Detected": (
-            "unknown" if job.detected is None else ("true" if job.detected else "false")
+        **headers(
+            enabled=job.enabled,
+            mode=job.mode or job.requested_mode,
+            score=job.score,
+            detected=job.detected,
+            iterations=job.iterations,
+            latency_ms=(job.latency_ms or {}).get("total"),
         ),
-        "X-TruthLens-Iterations": str(job.iterations),
-        "X-TruthLens-Latency-Ms": "" if total is None else str(total),
         "X-TruthLens-Status": job.status,
     }

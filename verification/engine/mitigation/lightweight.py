@@ -52,7 +52,7 @@ def headers(
     score: float | None,
     detected: bool | None,
     iterations: int,
-    latency_ms: float,
+    latency_ms: float | None,
 ) -> dict[str, str]:
     """The `X-TruthLens-*` headers every verification response carries (DESIGN §4)."""
     return {
@@ -61,5 +61,5 @@ def headers(
         "X-TruthLens-Score": "" if score is None else f"{score:.4f}",
         "X-TruthLens-Detected": "unknown" if detected is None else str(detected).lower(),
         "X-TruthLens-Iterations": str(iterations),
-        "X-TruthLens-Latency-Ms": str(round(latency_ms)),
+        "X-TruthLens-Latency-Ms": "" if latency_ms is None else str(round(latency_ms)),
     }
