@@ -26,7 +26,7 @@ from .engine.detectors.registry import load_detector
 from .engine.mitigation.lightweight import warning_text
 from .engine.mitigation.repair import repair
 from .engine.policy import PolicyDocument, Resolved, resolve
-from .engine.query_types import classify_query
+from .engine.query_types import classify_query, default_classifier
 from .logcontext import bind
 from .models import VerificationJob
 from .modes import choose_mode
@@ -83,9 +83,8 @@ def job_input(job: VerificationJob) -> DetectionInput:
     )
 
 
-def plan_job(job: VerificationJob) -> Plan:
+def plan_job(job: VerificationJob, query_type: str, confidence: float) -> Plan:
     policy = policy_for(job.tenant)
-    query_type, confidence = classify_query(job.query or "")
     resolved = resolve(
         policy,
         query_type=query_type,
@@ -114,9 +113,11 @@ def plan_job(job: VerificationJob) -> Plan:
 def process_jobs(jobs: list[VerificationJob]) -> None:
     """Detect every claimed job (one detector call per policy config) and route it on."""
     plans: list[Plan] = []
-    for job in jobs:
+    # One encoder pass for the whole batch's queries (they pick the policy decision).
+    types = default_classifier().classify_batch([job.query or "" for job in jobs])
+    for job, (query_type, confidence) in zip(jobs, types, strict=True):
         try:
-            plans.append(plan_job(job))
+            plans.append(plan_job(job, query_type, confidence))
         except Exception as exc:  # a bad stored policy must fail this job, not the batch
             log.exception("planning failed for job %s", job.pk)
             fail_job(job.pk, job.attempts, "policy_error", str(exc)[:500])
