@@ -67,14 +67,16 @@ def load_rows(path: Path, limit: int | None) -> list[Row]:
     return rows
 
 
-def detector_scorer(detector, threshold: float, batch_size: int) -> Scorer:
+def detector_scorer(
+    detector, threshold: float, batch_size: int, aggregation: str = "calibrated"
+) -> Scorer:
     """Detector -> (score, spans) with the engine's aggregation (`spans.py`).
 
-    Score = span-max with no token cut-off (the highest token probability),
-    so AUROC sees a continuous score; spans = tokens above `threshold`.
-    Once `pipeline.verify_batch` lands on this branch, replace the body of
-    `score` by `[(r.score, [(s.start, s.end) for s in r.spans]) for r in
-    verify_batch(items, DetectionConfig(threshold=threshold), detector)]`.
+    Score = the policy aggregation: "calibrated" (the default) is the
+    detector's response head where it has one, else span-max; span-max is
+    taken with no token cut-off (the highest token probability), so AUROC
+    sees a continuous score. Spans = tokens above `threshold`. Explanations
+    and citation checks are left out: this measures the detector.
     """
 
     def score(items: Sequence[DetectionInput]) -> list[Scored]:
@@ -86,7 +88,9 @@ def detector_scorer(detector, threshold: float, batch_size: int) -> Scorer:
                 spans = merge_spans(
                     item.response, pred.tokens, threshold, min_span_confidence=threshold
                 )
-                value = response_score(pred.tokens, every, "span_max")
+                value = response_score(
+                    pred.tokens, every, aggregation, threshold, pred.response_prob
+                )
                 out.append((value, [(s.start, s.end) for s in spans]))
         return out
 
@@ -148,6 +152,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--baseline-threshold", type=float, default=0.1,
         help="unsupported-word fraction above which the overlap baseline flags (fixed a priori)",
     )  # fmt: skip
+    p.add_argument(
+        "--aggregation", default="calibrated", choices=("calibrated", "span_max", "noisy_or"),
+        help="response score: the response head (falls back to span_max), span_max or noisy_or",
+    )  # fmt: skip
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--json", type=Path, default=None, help="also write all figures here")
@@ -164,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     detector = load_detector(args.detector)
     print(f"detector {detector.name} loaded in {time.perf_counter() - t0:.1f}s")
-    scorer = detector_scorer(detector, args.threshold, args.batch_size)
+    scorer = detector_scorer(detector, args.threshold, args.batch_size, args.aggregation)
+    print(f"aggregation {args.aggregation}, threshold {args.threshold}")
     results = {}
     for file in args.file or EVAL_FILES:
         path = Path(file) if Path(file).is_absolute() else args.data_dir / file

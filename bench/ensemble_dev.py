@@ -47,5 +47,5 @@ print(f"minilm alone   AUROC {roc_auc_score(labels, span_max(learned)):.3f}")
 print(f"lexical alone  AUROC {roc_auc_score(labels, span_max(grounded)):.3f}")
 for weight in (0.3, 0.5, 0.7):
     ens = EnsembleDetector(minilm, lexical, model_weight=weight)
-    combined = [ens._combine(a, b) for a, b in zip(learned, grounded, strict=True)]
+    combined = [ens.combine(a, b) for a, b in zip(learned, grounded, strict=True)]
     print(f"mean, model weight {weight:.1f}  AUROC {roc_auc_score(labels, span_max(combined)):.3f}")

@@ -41,7 +41,13 @@ class GlobalSettingsForm(forms.Form):
     default_mode = forms.ChoiceField(choices=MODES_AUTO)
     threshold = _num(0, 1)
     token_threshold = _num(0, 1)
-    aggregation = forms.ChoiceField(choices=[("span_max", "span max"), ("noisy_or", "Noisy-OR")])
+    aggregation = forms.ChoiceField(
+        choices=[
+            ("calibrated", "calibrated (response head)"),
+            ("span_max", "span max"),
+            ("noisy_or", "Noisy-OR"),
+        ]
+    )
     skip_query_types = forms.MultipleChoiceField(
         required=False,
         choices=[(q, q.replace("_", " ")) for q in QUERY_TYPES],

@@ -92,3 +92,28 @@ def test_embeddings_rescue_a_paraphrase_with_few_shared_words(encoder):
 def test_affirming_what_the_context_negates_is_a_contradiction_even_when_words_match(eiffel):
     [span] = flag(eiffel, "The tower was gold.", "gold")
     assert span.label == "contradiction" and "negation" in span.reason
+
+
+TOOL_RESULT = [
+    "Eiffel Tower: wrought-iron lattice tower on the Champ de Mars in Paris. "
+    "Construction: 1887-1889, for the 1889 World's Fair. Height: 330 m."
+]
+
+
+def test_a_wrong_year_is_checked_against_the_sentence_that_states_a_year():
+    # The answer sentence matches the name sentence best; the year lives elsewhere.
+    [span] = flag(TOOL_RESULT, "The Eiffel Tower was built in 1950 and is tall.", "1950")
+    assert span.label == "contradiction" and "1887" in span.reason
+    assert span.evidence is not None and span.evidence.text.startswith("Construction")
+
+
+def test_a_wrong_length_is_checked_against_the_sentence_with_a_length():
+    [span] = flag(TOOL_RESULT, "The Eiffel Tower is 500 metres tall.", "500 metres")
+    assert span.label == "contradiction" and "330" in span.reason
+    assert span.evidence is not None and span.evidence.text == "Height: 330 m."
+
+
+def test_a_bare_count_is_not_matched_to_an_unrelated_number():
+    # No year, no unit: nothing tells which context number it should be compared with.
+    [span] = flag(TOOL_RESULT, "The Eiffel Tower has 3 restaurants.", "3")
+    assert span.label == "unsupported"

@@ -85,7 +85,7 @@ def quantities(text: str) -> set[tuple[str, str]]:
     return out
 
 
-def _is_year(n: str) -> bool:
+def is_year(n: str) -> bool:
     return n.isdigit() and len(n) == 4 and 1000 <= int(n) <= 2200
 
 
@@ -98,9 +98,9 @@ def number_conflict(claim: str, evidence: str) -> str | None:
     # A missing year conflicts with a year in the evidence; any other missing
     # number with any other number (a year is not a quantity and vice versa).
     for n in missing:
-        same_kind = sorted(x for x in stated if _is_year(x) == _is_year(n))
+        same_kind = sorted(x for x in stated if is_year(x) == is_year(n))
         if same_kind:
-            what = "date" if _is_year(n) else "number"
+            what = "date" if is_year(n) else "number"
             return (
                 f"{what} mismatch: the answer says {n} but the context says {', '.join(same_kind)}"
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,11 +69,25 @@ class EvidenceIndex:
         """
         return self.best_many([(answer_sentence, span_text)])[0]
 
-    def best_many(self, queries: Sequence[tuple[str, str]]) -> list[Evidence | None]:
-        """`best` for several (answer sentence, span text) pairs, with one encoder call."""
+    def best_many(
+        self,
+        queries: Sequence[tuple[str, str]],
+        allowed: Callable[[str], bool] | None = None,
+    ) -> list[Evidence | None]:
+        """`best` for several (answer sentence, span text) pairs, with one encoder call.
+
+        With `allowed`, only context sentences whose text it accepts compete
+        (None where there is none)."""
         if not self.sentences:
             return [None] * len(queries)
-        ranked = [self._lexical(sentence, span) for sentence, span in queries]
+        ranked = [self._lexical(sentence, span, allowed) for sentence, span in queries]
+        if any(not r for r in ranked):
+            found = [i for i, r in enumerate(ranked) if r]
+            sub = self.best_many([queries[i] for i in found], allowed) if found else []
+            result: list[Evidence | None] = [None] * len(queries)
+            for i, ev in zip(found, sub, strict=True):
+                result[i] = ev
+            return result
         cosines: list[dict[int, float]] = [{} for _ in queries]
         if self.encoder is not None:
             cosines = self._cosines([q[0] for q in queries], [list(r) for r in ranked])
@@ -99,16 +113,19 @@ class EvidenceIndex:
             )
         return out
 
-    def _lexical(self, answer_sentence: str, span_text: str) -> dict[int, float]:
-        """Lexical scores of the top `RERANK_CANDIDATES` context sentences, by index."""
+    def _lexical(
+        self, answer_sentence: str, span_text: str, allowed: Callable[[str], bool] | None = None
+    ) -> dict[int, float]:
+        """Lexical scores of the top `RERANK_CANDIDATES` (allowed) context sentences, by index."""
         sentence_keys = content_keys(answer_sentence)
         span_keys = content_keys(span_text) if span_text else set()
-        scores = [
-            (1 - SPAN_WEIGHT) * self.recall(sentence_keys, s.keys)
+        scores = {
+            i: (1 - SPAN_WEIGHT) * self.recall(sentence_keys, s.keys)
             + SPAN_WEIGHT * (self.recall(span_keys, s.keys) if span_keys else 0.0)
-            for s in self.sentences
-        ]
-        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+            for i, s in enumerate(self.sentences)
+            if allowed is None or allowed(s.text)
+        }
+        order = sorted(scores, key=lambda i: (-scores[i], i))
         return {i: scores[i] for i in order[:RERANK_CANDIDATES]}
 
     def _cosines(self, texts: list[str], candidates: list[list[int]]) -> list[dict[int, float]]:

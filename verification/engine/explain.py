@@ -15,14 +15,17 @@ from dataclasses import replace
 from .conflicts import (
     date_conflict,
     entity_conflict,
+    is_year,
     negation_conflict,
     number_conflict,
+    numbers,
+    quantities,
     unit_conflict,
 )
 from .embeddings import Encoder
 from .evidence import EvidenceIndex
 from .sentences import Sentence, sentence_at, split_sentences
-from .types import DetectionInput, Span
+from .types import DetectionInput, Evidence, Span
 from .words import content_keys, is_content, tokenize
 
 ENTAILED_REST_OVERLAP = 0.5  # a span of function words only is entailed if its sentence is
@@ -80,6 +83,18 @@ def explain_spans(
                 rest_overlap,
             )
         )
+        if not conflict:
+            # A flagged number may sit in a sentence that best matches another
+            # context sentence ("built in 1950" next to "Construction: 1887-1889"):
+            # compare it with the best context sentence stating the same kind of
+            # quantity (a year for a year, a length for a length).
+            typed = _typed_evidence(index, sentence.text, window, span.text)
+            if typed is not None and typed.text != evidence.text:
+                typed_conflict = number_conflict(span.text, typed.text) or unit_conflict(
+                    window, typed.text
+                )
+                if typed_conflict:
+                    conflict, evidence = typed_conflict, typed
         if conflict:
             out.append(replace(span, label="contradiction", evidence=evidence, reason=conflict))
             continue
@@ -95,6 +110,27 @@ def explain_spans(
             )
         )
     return out
+
+
+def _typed_evidence(
+    index: EvidenceIndex, sentence: str, window: str, span_text: str
+) -> Evidence | None:
+    """The best context sentence holding a year (for a span with a year) or a quantity in
+    the same unit (for a span with a measured quantity); None when the span has neither."""
+    span_numbers = numbers(span_text)
+    if not span_numbers:
+        return None
+    years = {n for n in span_numbers if is_year(n)}
+    units = {u for v, u in quantities(window) if v in span_numbers}
+    if not years and not units:
+        return None
+
+    def same_kind(text: str) -> bool:
+        if years and any(is_year(n) for n in numbers(text)):
+            return True
+        return bool(units) and any(u in units for _, u in quantities(text))
+
+    return index.best_many([(sentence, span_text)], allowed=same_kind)[0]
 
 
 def _blank(response: str, sentence: Sentence, span: Span) -> str:

@@ -37,7 +37,7 @@ class DetectionConfig:
 
     threshold: float = 0.5
     token_threshold: float = 0.5
-    aggregation: Aggregation = "span_max"
+    aggregation: Aggregation = "calibrated"
     min_span_length: int = 1
     min_span_confidence: float = 0.5
     max_span_gap: int = 1
@@ -54,9 +54,10 @@ class DetectionConfig:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-        if self.aggregation not in ("span_max", "noisy_or"):
+        if self.aggregation not in ("calibrated", "span_max", "noisy_or"):
             raise ValueError(
-                f"aggregation must be 'span_max' or 'noisy_or', got {self.aggregation!r}"
+                "aggregation must be 'calibrated', 'span_max' or 'noisy_or', "
+                f"got {self.aggregation!r}"
             )
         if self.min_span_length < 1 or self.max_span_gap < 0:
             raise ValueError("min_span_length must be >= 1 and max_span_gap >= 0")
@@ -219,7 +220,9 @@ def _score(
         explained = explain_spans(prepared, spans, encoder)
         tokens = _without_entailed(pred.tokens, spans, explained)
         spans = explained
-    model_score = response_score(tokens, spans, config.aggregation, config.token_threshold)
+    model_score = response_score(
+        tokens, spans, config.aggregation, config.token_threshold, pred.response_prob
+    )
     citations = check_citations(original, config.citation_policy)
     score = model_score
     if citations.applicable and config.citation_weight > 0:

@@ -91,7 +91,7 @@ class PolicyDocument(_Strict):
     default_mode: Mode = "lightweight"
     threshold: float = Field(0.5, ge=0, le=1)
     token_threshold: float = Field(0.5, ge=0, le=1)
-    aggregation: Literal["span_max", "noisy_or"] = "span_max"
+    aggregation: Literal["calibrated", "span_max", "noisy_or"] = "calibrated"
     skip_query_types: list[str] = Field(default_factory=lambda: ["creative", "code", "opinion"])
     warning_template: str = DEFAULT_WARNING
     standard: StandardSettings = Field(default_factory=StandardSettings)

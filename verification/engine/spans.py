@@ -75,7 +75,16 @@ def response_score(
     spans: Sequence[Span],
     aggregation: Aggregation = "span_max",
     token_threshold: float = 0.5,
+    response_prob: float | None = None,
 ) -> float:
+    """The answer's hallucination score from its tokens and spans.
+
+    "calibrated" takes the detector's own example-level probability (its
+    response head, trained on human labels) and falls back to span-max for
+    detectors that have none (a mounted checkpoint, the lexical detector).
+    """
+    if aggregation == "calibrated":
+        return span_max(spans) if response_prob is None else response_prob
     if aggregation == "noisy_or":
         return noisy_or(tokens, token_threshold)
     if aggregation == "span_max":

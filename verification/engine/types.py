@@ -12,7 +12,7 @@ from typing import Any, Literal
 SpanLabel = Literal["contradiction", "unsupported"]
 Status = Literal["verified", "unverifiable", "skipped"]
 RiskLevel = Literal["low", "moderate", "high"]
-Aggregation = Literal["noisy_or", "span_max"]
+Aggregation = Literal["calibrated", "noisy_or", "span_max"]
 
 QUERY_TYPES = (
     "factual_qa",
@@ -90,6 +90,9 @@ class TokenPrediction:
     tokens: list[TokenProb]
     coverage: Coverage
     detector_tokens: int = 0  # tokens pushed through the model, for billing
+    #: The detector's own calibrated example-level probability, when it has a
+    #: response head (the default detector does); used by "calibrated" aggregation.
+    response_prob: float | None = None
 
 
 @dataclass

@@ -14,6 +14,10 @@ the highest probability of the sub-word tokens that overlap it, so a word
 half-marked by the encoder still counts as marked. Coverage (windows,
 truncation) and billed tokens come from the encoder, which is the part
 that can run out of window.
+
+With a response head (`response_head.py`, shipped beside the model), each
+prediction also carries `response_prob`: one calibrated example-level
+probability, used by the "calibrated" aggregation (the policy default).
 """
 
 from __future__ import annotations
@@ -22,37 +26,45 @@ from collections.abc import Sequence
 
 from ..types import DetectionInput, TokenPrediction, TokenProb
 from .base import Detector
+from .response_head import ResponseHead, response_features, word_probs
 
 
 class EnsembleDetector:
-    def __init__(self, model: Detector, lexical: Detector, model_weight: float = 0.5) -> None:
+    def __init__(
+        self,
+        model: Detector,
+        lexical: Detector,
+        model_weight: float = 0.5,
+        head: ResponseHead | None = None,
+    ) -> None:
         if not 0.0 <= model_weight <= 1.0:
             raise ValueError("model_weight must be in [0, 1]")
         self.model = model
         self.lexical = lexical
         self.model_weight = model_weight
+        self.head = head
         self.name = f"{model.name}+{lexical.name}"
         self.languages = model.languages & lexical.languages
 
     def predict(self, items: Sequence[DetectionInput]) -> list[TokenPrediction]:
         learned = self.model.predict(items)
         grounded = self.lexical.predict(items)
-        return [self._combine(a, b) for a, b in zip(learned, grounded, strict=True)]
+        out = []
+        for item, a, b in zip(items, learned, grounded, strict=True):
+            combined = self.combine(a, b)
+            if self.head is not None:
+                features = response_features(item.response, a.tokens, b.tokens)
+                combined.response_prob = self.head.probability(features)
+            out.append(combined)
+        return out
 
-    def _combine(self, learned: TokenPrediction, grounded: TokenPrediction) -> TokenPrediction:
-        sub = sorted(learned.tokens, key=lambda t: t.start)
-        tokens: list[TokenProb] = []
-        i = 0
-        for word in grounded.tokens:
-            # Sub-word tokens are sorted; skip those that end before this word starts.
-            while i < len(sub) and sub[i].end <= word.start:
-                i += 1
-            j, overlap = i, 0.0
-            while j < len(sub) and sub[j].start < word.end:
-                overlap = max(overlap, sub[j].prob)
-                j += 1
-            prob = self.model_weight * overlap + (1 - self.model_weight) * word.prob
-            tokens.append(TokenProb(word.start, word.end, prob))
+    def combine(self, learned: TokenPrediction, grounded: TokenPrediction) -> TokenPrediction:
+        """Per lexical word: weighted mean of its encoder probability and its lexical one."""
+        overlap = word_probs([(w.start, w.end) for w in grounded.tokens], learned.tokens)
+        tokens = [
+            TokenProb(w.start, w.end, self.model_weight * m + (1 - self.model_weight) * w.prob)
+            for w, m in zip(grounded.tokens, overlap, strict=True)
+        ]
         return TokenPrediction(
             tokens=tokens, coverage=learned.coverage, detector_tokens=learned.detector_tokens
         )

@@ -2,7 +2,8 @@
 
 Specs:
     "embedded"              the default: the shipped MiniLM detector averaged with
-                            lexical grounding (see `ensemble.py` for why)
+                            lexical grounding (see `ensemble.py` for why), with the
+                            response head that scores whole answers
     "minilm"                the shipped MiniLM token classifier alone
     "lexical"               the lexical-grounding detector alone (no model)
     "hf:/path/to/folder"    a Hugging Face token-classification checkpoint
@@ -40,9 +41,13 @@ def _normalise(spec: str) -> str:
 
 def _build(key: str) -> Detector:
     if key == "embedded":
+        from .embedded import DEFAULT_MODEL_DIR
         from .ensemble import EnsembleDetector
+        from .response_head import load_head
 
-        return EnsembleDetector(load_detector("minilm"), load_detector("lexical"))
+        return EnsembleDetector(
+            load_detector("minilm"), load_detector("lexical"), head=load_head(DEFAULT_MODEL_DIR)
+        )
     if key == "minilm":
         from .embedded import EmbeddedDetector
 
