@@ -5,12 +5,14 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots deploy-check render-chart test-faults test-security bench-load bench-throughput
+.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots deploy-check render-chart test-faults test-security bench-load bench-throughput bench-speed
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]'
+# bench/detector_speed.py's baseline, without rag-fact-checker (see pyproject.toml)
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt lettucedetect
 	touch $@
 
 install: $(VENV)/.installed
@@ -77,6 +79,9 @@ bench-load: install
 
 bench-throughput: install
 	$(PY) bench/throughput.py
+
+bench-speed: install
+	$(PY) bench/detector_speed.py --json bench/results/detector_speed.json
 
 bench-bandit: install
 	$(PY) bench/bandit_sim.py

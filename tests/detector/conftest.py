@@ -49,4 +49,8 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def tiny_detector(tiny_model_dir: Path):
     from verification.engine.detectors.transformer import TransformerDetector
 
-    return TransformerDetector(tiny_model_dir, device="cpu", batch_size=4, max_length=192)
+    # float32: these tests compare probabilities to 1e-5, whatever the CPU (bf16 is the
+    # default only where the CPU has bf16 units, see `resolve_dtype`).
+    return TransformerDetector(
+        tiny_model_dir, device="cpu", batch_size=4, max_length=192, dtype="float32"
+    )

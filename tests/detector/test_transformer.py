@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import pytest
+import torch
 
+from verification.engine.detectors import transformer
 from verification.engine.detectors.base import Detector
-from verification.engine.detectors.transformer import TransformerDetector
+from verification.engine.detectors.transformer import (
+    TransformerDetector,
+    length_batches,
+    resolve_dtype,
+)
 from verification.engine.types import DetectionInput
 
 PASSAGES = [
@@ -106,3 +112,30 @@ def test_empty_context_and_empty_answer_do_not_raise(tiny_detector):
 def test_a_missing_folder_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="model folder not found"):
         TransformerDetector(tmp_path / "nope")
+
+
+def test_windows_of_very_different_lengths_are_not_padded_together():
+    # given: two long windows, two short ones, a batch size that would hold all four
+    lengths = [4000, 700, 3900, 720]
+    # when
+    batches = length_batches(lengths, batch_size=16)
+    # then: shortest first, similar lengths share a batch
+    assert batches == [[1, 3], [2, 0]]
+
+
+def test_long_windows_run_alone_under_a_token_budget():
+    batches = length_batches([3900, 3910, 500, 510, 520], batch_size=8, max_tokens=4096)
+    assert batches == [[2, 3, 4], [0], [1]]
+
+
+def test_a_batch_never_exceeds_the_batch_size():
+    batches = length_batches([100] * 10, batch_size=4)
+    assert [len(b) for b in batches] == [4, 4, 2]
+    assert sorted(i for b in batches for i in b) == list(range(10))
+
+
+@pytest.mark.parametrize(("native", "expected"), [(True, "bfloat16"), (False, "float32")])
+def test_cpu_runs_bf16_only_where_the_cpu_has_bf16_units(monkeypatch, native, expected):
+    monkeypatch.setattr(transformer, "cpu_has_native_bf16", lambda: native)
+    assert resolve_dtype(torch.device("cpu"), None) == getattr(torch, expected)
+    assert resolve_dtype(torch.device("cpu"), "float32") == torch.float32
