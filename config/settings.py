@@ -8,7 +8,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import env_bool, env_float, env_int, env_list, env_str
+from .env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
 # Offline by construction: litellm must not fetch its price map, HF must not
 # reach the hub. Set before anything imports those libraries.
@@ -172,6 +172,11 @@ TRUTHLENS = {
     "DEFAULT_RATE": env_str("TRUTHLENS_DEFAULT_RATE", "600/min"),
     # detection
     "DETECTOR": env_str("TRUTHLENS_DETECTOR", "embedded"),
+    # precision of a mounted checkpoint: auto = bf16/fp16 on GPU, bf16 on CPUs with bf16
+    # units (AMX, AVX512-BF16), else float32; float32 forces full precision everywhere
+    "DETECTOR_DTYPE": env_choice(
+        "TRUTHLENS_DETECTOR_DTYPE", "auto", ("auto", "float32", "bfloat16", "float16")
+    ),
     "DETECT_BATCH_SIZE": env_int("TRUTHLENS_DETECT_BATCH_SIZE", 8, minimum=1),
     # load the detector in each worker process at start (first-job latency) rather than lazily
     "PRELOAD_MODELS": env_bool("TRUTHLENS_PRELOAD_MODELS", True),

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.conf import settings
-
+from verification.detector_access import service_detector
 from verification.engine import DetectionInput, verify
-from verification.engine.detectors.registry import load_detector
 from verification.engine.policy import PolicyDocument, Resolved, resolve
 from verification.engine.query_types import classify_query
 from verification.processing import KnownTypes, detection_config
@@ -48,7 +46,7 @@ def run_trial(
     result = verify(
         item,
         detection_config(document, resolved.threshold),
-        load_detector(settings.TRUTHLENS["DETECTOR"]),
+        service_detector(),
         classifier=KnownTypes({item.query: (query_type, confidence)}),
     )
     return TrialOutcome(resolved=resolved, result=result)

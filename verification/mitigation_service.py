@@ -11,7 +11,6 @@ import time
 from dataclasses import replace
 from decimal import Decimal
 
-from django.conf import settings
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -19,7 +18,7 @@ from tenants.models import LLMSettings
 
 from .actions.complete import Outcome, complete_job
 from .detections import result_from_dict
-from .engine.detectors.registry import load_detector
+from .detector_access import service_detector
 from .engine.mitigation import (
     Budget,
     CascadeSettings,
@@ -90,7 +89,7 @@ def mitigate(
     threshold = job.threshold if job.threshold is not None else policy.threshold
     config = detection_config(policy, threshold)
     known = KnownTypes({item.query: (job.query_type, job.query_type_confidence or 0.0)})
-    redetect = redetector(config, load_detector(settings.TRUTHLENS["DETECTOR"]), classifier=known)
+    redetect = redetector(config, service_detector(), classifier=known)
     primary = model_config(llm, job.model or llm.default_model)
     premium = policy.premium
     models = Models(

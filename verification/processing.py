@@ -21,8 +21,8 @@ from . import metrics
 from .actions.complete import Outcome, complete_job, fail_job
 from .actions.stages import hand_to_mitigation
 from .detections import result_to_dict
+from .detector_access import service_detector
 from .engine import DetectionConfig, DetectionInput, DetectionResult, verify_batch
-from .engine.detectors.registry import load_detector
 from .engine.mitigation.lightweight import warning_text
 from .engine.mitigation.repair import repair
 from .engine.policy import PolicyDocument, Resolved, resolve
@@ -121,7 +121,7 @@ def process_jobs(jobs: list[VerificationJob]) -> None:
         except Exception as exc:  # a bad stored policy must fail this job, not the batch
             log.exception("planning failed for job %s", job.pk)
             fail_job(job.pk, job.attempts, "policy_error", str(exc)[:500])
-    detector = load_detector(settings.TRUTHLENS["DETECTOR"])
+    detector = service_detector()
     groups: dict[DetectionConfig, list[Plan]] = defaultdict(list)
     for plan in plans:
         groups[plan.config].append(plan)
@@ -230,7 +230,7 @@ def _finish(plan: Plan, result: DetectionResult) -> None:
 def _finish_with_repair(plan: Plan, result: DetectionResult) -> None:
     """Standard mode without an LLM: edit the answer from its spans, then re-score it."""
     started = time.monotonic()
-    detector = load_detector(settings.TRUTHLENS["DETECTOR"])
+    detector = service_detector()
     known = KnownTypes({plan.item.query: (plan.query_type, plan.query_type_confidence)})
 
     def redetect(item: DetectionInput) -> DetectionResult:

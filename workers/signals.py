@@ -97,11 +97,11 @@ def _preload_models(**kwargs):
 
     if not settings.TRUTHLENS["PRELOAD_MODELS"]:
         return
-    from verification.engine.detectors.registry import load_detector
+    from verification.detector_access import service_detector
     from verification.engine.query_types import default_classifier
 
     try:
-        load_detector(settings.TRUTHLENS["DETECTOR"])
+        service_detector()
         default_classifier()
     except Exception:  # noqa: BLE001 - a task will load (and report) it again
         log.exception("preloading models failed")

@@ -41,3 +41,23 @@ def test_an_unknown_spec_or_missing_folder_is_a_clear_error(tmp_path):
 def test_lexical_spec_loads_the_lexical_detector():
     detector = registry.load_detector("lexical")
     assert registry.load_detector("lexical") is detector
+
+
+def test_a_mounted_checkpoint_runs_at_the_configured_precision(tiny_model_dir):
+    import torch
+
+    full = registry.load_detector(str(tiny_model_dir), dtype="float32")
+    half = registry.load_detector(str(tiny_model_dir), dtype="bfloat16")
+    assert full is not half and registry.load_detector(str(tiny_model_dir), "float32") is full
+    assert next(full._scorer.model.parameters()).dtype == torch.float32
+    assert next(half._scorer.model.parameters()).dtype == torch.bfloat16
+    # "auto" and None are the same detector; the shipped ones ignore dtype (always float32)
+    assert registry.load_detector(str(tiny_model_dir), "auto") is registry.load_detector(
+        str(tiny_model_dir)
+    )
+    assert registry.load_detector("lexical", "bfloat16") is registry.load_detector("lexical")
+
+
+def test_an_unknown_precision_is_a_clear_error(tiny_model_dir):
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        registry.load_detector(str(tiny_model_dir), dtype="int4")

@@ -9,6 +9,9 @@ Specs:
     "hf:/path/to/folder"    a Hugging Face token-classification checkpoint
     "/path/to/folder"       the same, without the prefix
 
+The service passes `TRUTHLENS_DETECTOR` and `TRUTHLENS_DETECTOR_DTYPE`
+(`verification.detector_access.service_detector`).
+
 Loading a model takes seconds and hundreds of MB, so each spec is loaded
 once per process and the same instance is returned afterwards (workers
 call this per job).
@@ -23,7 +26,7 @@ from .base import Detector
 
 DEFAULT_SPEC = "embedded"
 
-_cache: dict[str, Detector] = {}
+_cache: dict[tuple[str, str | None], Detector] = {}
 _lock = threading.RLock()  # re-entrant: "embedded" loads "minilm" and "lexical"
 
 
@@ -39,7 +42,7 @@ def _normalise(spec: str) -> str:
     return "hf:" + str(Path(path).expanduser().resolve())
 
 
-def _build(key: str) -> Detector:
+def _build(key: str, dtype: str | None) -> Detector:
     if key == "embedded":
         from .embedded import DEFAULT_MODEL_DIR
         from .ensemble import EnsembleDetector
@@ -64,16 +67,28 @@ def _build(key: str) -> Detector:
         )
     from .transformer import TransformerDetector
 
-    return TransformerDetector(path)
+    return TransformerDetector(path, dtype=dtype)
 
 
-def load_detector(spec: str = DEFAULT_SPEC) -> Detector:
-    """The detector for `spec`, loaded on first use and cached for the process."""
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+def load_detector(spec: str = DEFAULT_SPEC, dtype: str | None = None) -> Detector:
+    """The detector for `spec`, loaded on first use and cached for the process.
+
+    `dtype` sets the precision of a mounted checkpoint ("auto"/None: bf16 or
+    fp16 on GPU, bf16 on CPUs with bf16 units, else float32). The shipped
+    detectors always run in float32, which is what their reference
+    predictions were recorded in.
+    """
+    if dtype is not None and dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     key = _normalise(spec)
+    precision = None if dtype in (None, "auto") or not key.startswith("hf:") else dtype
     with _lock:  # two threads asking at once must not load the model twice
-        if key not in _cache:
-            _cache[key] = _build(key)
-        return _cache[key]
+        if (key, precision) not in _cache:
+            _cache[(key, precision)] = _build(key, precision)
+        return _cache[(key, precision)]
 
 
 def clear_cache() -> None:
