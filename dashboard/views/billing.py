@@ -6,8 +6,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from tenants.models import Plan, Tenant
-
-from ..billing_report import (
+from verification.billing_report import (
     BadMonth,
     all_tenants_revenue,
     csv_filename,
@@ -17,6 +16,7 @@ from ..billing_report import (
     report_as_dict,
     shift_month,
 )
+
 from ..scoping import tenant_view
 
 

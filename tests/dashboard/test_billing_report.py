@@ -10,8 +10,8 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from dashboard.billing_report import BadMonth, monthly_report, report_as_csv, shift_month
 from tests.conftest import client_for
+from verification.billing_report import BadMonth, monthly_report, report_as_csv, shift_month
 
 from .conftest import add_usage, make_job
 

@@ -161,7 +161,10 @@ class WindowedScorer:
         self.piece_overhead = len(self._offsets("passage 10: ")) + 1
 
     def _offsets(self, text: str) -> list[tuple[int, int]]:
-        enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        # Measuring a long passage before windowing splits it is intended: no length warning.
+        enc = self.tokenizer(
+            text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
+        )
         return [tuple(o) for o in enc["offset_mapping"]]
 
     def _clip(self, text: str, tokens: int) -> str:
@@ -202,7 +205,7 @@ class WindowedScorer:
 
     def _encode(self, item: int, prompt: str, answer: str, cov: Coverage) -> _Job:
         # Tokenize once; only a prompt the plan under-estimated is tokenized again, cut.
-        enc = self.tokenizer(prompt, answer, return_offsets_mapping=True)
+        enc = self.tokenizer(prompt, answer, return_offsets_mapping=True, verbose=False)
         seq_ids = enc.sequence_ids()
         prompt_tokens = sum(1 for s in seq_ids if s == 0)
         if len(enc["input_ids"]) > self.max_length:
