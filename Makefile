@@ -23,6 +23,7 @@ run: install
 test: install lint
 	bash scripts/services.sh
 	bash scripts/install-browser.sh
+	bash scripts/install-compose.sh
 	$(PY) -m pytest
 
 lint: install
