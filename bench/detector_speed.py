@@ -45,6 +45,7 @@ for _var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # never reach a model h
 
 import torch  # noqa: E402
 
+from bench.metrics import percentile  # noqa: E402
 from verification.engine.types import DetectionInput  # noqa: E402
 
 DATA_FILE = (
@@ -142,11 +143,6 @@ def make_inputs(
         answer = clip(" ".join(sentences), answer_tokens)
         items.append(DetectionInput.build(passages, answer, rng.choice(rows)["question"]))
     return items
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def time_cell(predict: Callable[[list[DetectionInput]], object], items, batch: int, cuda: bool):
