@@ -132,10 +132,9 @@ def _auroc(y: np.ndarray, s: np.ndarray) -> float:
 
 
 def _balanced_accuracy(y: np.ndarray, s: np.ndarray, threshold: float = 0.5) -> float:
-    pred = s >= threshold
-    tpr = (pred & (y == 1)).sum() / max(1, (y == 1).sum())
-    tnr = (~pred & (y == 0)).sum() / max(1, (y == 0).sum())
-    return round(float((tpr + tnr) / 2), 4)
+    from sklearn.metrics import balanced_accuracy_score
+
+    return round(float(balanced_accuracy_score(y, (s >= threshold).astype(y.dtype))), 4)
 
 
 def main(argv: list[str] | None = None) -> int:
