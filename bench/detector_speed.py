@@ -45,6 +45,7 @@ for _var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # never reach a model h
 
 import torch  # noqa: E402
 
+from bench.metrics import percentile  # noqa: E402
 from verification.engine.types import DetectionInput  # noqa: E402
 
 DATA_FILE = (
@@ -144,11 +145,6 @@ def make_inputs(
     return items
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def time_cell(predict: Callable[[list[DetectionInput]], object], items, batch: int, cuda: bool):
     """Examples/s and latencies (ms) of `predict` over `items` in batches of `batch`."""
 
@@ -205,11 +201,14 @@ def _embedded(device: torch.device):
     if device == resolve_device(None):
         return load_detector("embedded")
     # The registry loads on the default device; compose the same detector elsewhere.
-    from verification.engine.detectors.embedded import EmbeddedDetector
+    from verification.engine.detectors.embedded import DEFAULT_MODEL_DIR, EmbeddedDetector
     from verification.engine.detectors.ensemble import EnsembleDetector
     from verification.engine.detectors.lexical import LexicalDetector
+    from verification.engine.detectors.response_head import load_head
 
-    return EnsembleDetector(EmbeddedDetector(device=device), LexicalDetector())
+    return EnsembleDetector(
+        EmbeddedDetector(device=device), LexicalDetector(), head=load_head(DEFAULT_MODEL_DIR)
+    )
 
 
 def load_systems(config: BenchConfig, model_dir: Path) -> dict[str, tuple[Callable, str]]:

@@ -17,7 +17,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
-from verification.engine.detectors.ensemble import EnsembleDetector  # noqa: E402
+from verification.engine.detectors.ensemble import combine  # noqa: E402
 from verification.engine.detectors.registry import load_detector  # noqa: E402
 from verification.engine.train.datagen import generate  # noqa: E402
 from verification.engine.types import DetectionInput  # noqa: E402
@@ -46,6 +46,5 @@ grounded = lexical.predict(items)
 print(f"minilm alone   AUROC {roc_auc_score(labels, span_max(learned)):.3f}")
 print(f"lexical alone  AUROC {roc_auc_score(labels, span_max(grounded)):.3f}")
 for weight in (0.3, 0.5, 0.7):
-    ens = EnsembleDetector(minilm, lexical, model_weight=weight)
-    combined = [ens.combine(a, b) for a, b in zip(learned, grounded, strict=True)]
+    combined = [combine(a, b, weight) for a, b in zip(learned, grounded, strict=True)]
     print(f"mean, model weight {weight:.1f}  AUROC {roc_auc_score(labels, span_max(combined)):.3f}")

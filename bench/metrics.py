@@ -30,6 +30,12 @@ def merge_intervals(spans: Sequence[Interval]) -> list[Interval]:
     return [(s, e) for s, e in merged]
 
 
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank `q` quantile (0..1) of latencies; no interpolation."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
 def overlap(a: Sequence[Interval], b: Sequence[Interval]) -> int:
     """Characters covered by both (each list is merged first)."""
     return sum(

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench.metrics import percentile  # noqa: E402
 from verification.engine.detectors.registry import load_detector  # noqa: E402
 from verification.engine.types import DetectionInput  # noqa: E402
 
@@ -38,11 +39,6 @@ def load_inputs(path: Path, n: int) -> list[DetectionInput]:
             if len(rows) >= n:
                 break
     return [rows[i % len(rows)] for i in range(n)]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def main() -> int:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bench.metrics import char_span_prf, example_metrics, merge_intervals
+from bench.metrics import char_span_prf, example_metrics, merge_intervals, percentile
 from bench.overlap_baseline import unsupported_spans
 from verification.engine.types import DetectionInput
 
@@ -42,6 +42,14 @@ def test_example_metrics_confusion_and_balanced_accuracy():
     assert m.balanced_accuracy == 0.5
     assert m.auroc == pytest.approx(0.75)
     assert math.isnan(example_metrics([1, 1], [0.3, 0.4], 0.5).auroc)
+
+
+def test_percentile_is_the_nearest_rank_without_interpolation():
+    latencies = [float(v) for v in range(20, 0, -1)]  # unsorted on purpose
+    assert percentile(latencies, 0.5) == 11.0
+    assert percentile(latencies, 0.95) == 20.0
+    assert percentile(latencies, 1.0) == 20.0  # never past the end
+    assert percentile([7.0], 0.95) == 7.0
 
 
 def test_overlap_baseline_flags_words_missing_from_context():

@@ -8,7 +8,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from verification.engine.detectors.local_attention import local_attention, use_local_attention
+from verification.engine.detectors import local_attention as local_module
+from verification.engine.detectors.local_attention import (
+    LOCAL_SDPA,
+    local_attention,
+    use_local_attention,
+)
 
 
 def _band_mask(length: int, half: int, valid: torch.Tensor) -> torch.Tensor:
@@ -34,7 +39,7 @@ def test_block_attention_equals_masked_full_attention(length):
     assert torch.isfinite(got).all()
 
 
-def test_a_modernbert_model_gives_the_same_logits_with_window_only_attention():
+def test_a_modernbert_model_gives_the_same_logits_with_window_only_attention(monkeypatch):
     from transformers import ModernBertConfig, ModernBertForTokenClassification
 
     # given: a tiny ModernBERT with a 16-token local window and a padded batch
@@ -59,15 +64,27 @@ def test_a_modernbert_model_gives_the_same_logits_with_window_only_attention():
     ids = torch.randint(3, 200, (2, 90))
     mask = torch.ones_like(ids)
     mask[1, 70:] = 0
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return local_attention(*args, **kwargs)
+
+    monkeypatch.setattr(local_module, "local_attention", counted)
     # when
     switched = use_local_attention(local)
     with torch.inference_mode():
         a = stock(input_ids=ids, attention_mask=mask).logits
         b = local(input_ids=ids, attention_mask=mask).logits
-    # then
-    assert switched and stock.config._attn_implementation == "sdpa"
+    # then: the local layers took the block path, and the stock model was left alone
+    assert switched and local.config._attn_implementation == LOCAL_SDPA
+    assert stock.config._attn_implementation == "sdpa"
+    assert calls
     assert torch.allclose(a[mask.bool()], b[mask.bool()], atol=1e-5)
 
 
 def test_other_models_keep_their_attention(tiny_detector):
-    assert not use_local_attention(tiny_detector._scorer.model)
+    model = tiny_detector._scorer.model
+    before = model.config._attn_implementation
+    assert not use_local_attention(model)
+    assert model.config._attn_implementation == before != LOCAL_SDPA

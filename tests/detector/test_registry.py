@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from verification.engine.detectors import registry
+from verification.engine.detectors.lexical import LexicalDetector
 from verification.engine.detectors.transformer import TransformerDetector
 
 
@@ -40,6 +41,7 @@ def test_an_unknown_spec_or_missing_folder_is_a_clear_error(tmp_path):
 
 def test_lexical_spec_loads_the_lexical_detector():
     detector = registry.load_detector("lexical")
+    assert isinstance(detector, LexicalDetector)
     assert registry.load_detector("lexical") is detector
 
 

@@ -51,6 +51,15 @@ def test_an_oversized_passage_splits_by_sentences_with_one_sentence_overlap():
     assert all(p.tokens <= 6 for p in pieces)
 
 
+def test_sentence_token_counts_ignore_empty_offsets_and_offset_order():
+    text = "s1 a b. s2 c d. s3 e f. s4 g h."
+    offsets = _word_offsets(text)
+    noisy = [*reversed(offsets), (3, 3), (len(text), len(text))]  # empty tokens count for nothing
+    expected = split_passage(0, text, offsets, budget=6)
+    assert split_passage(0, text, noisy, budget=6) == expected
+    assert [p.tokens for p in expected] == [6, 6, 6]
+
+
 def test_an_oversized_sentence_splits_by_tokens_with_overlap():
     text = " ".join(f"w{i}" for i in range(20))
     pieces = split_passage(0, text, _word_offsets(text), budget=8, token_overlap=2)

@@ -20,7 +20,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from ..types import DetectionInput, TokenPrediction
-from .minilm_model import MiniLMTokenClassifier, load_base_encoder, vocab_flags
+from .minilm_model import MiniLMTokenClassifier, build_model
 from .transformer import WindowedScorer, resolve_device
 
 NAME = "embedded-minilm"
@@ -70,12 +70,7 @@ def load_model(model_dir: Path, tokenizer: Any) -> tuple[MiniLMTokenClassifier, 
                 f"{required} is missing; train it with `python -m verification.engine.train`"
             )
     manifest = json.loads(manifest_path.read_text())
-    base = load_base_encoder(base_model_path())
-    numeric, subword = vocab_flags(tokenizer.get_vocab(), base.config.vocab_size)
-    model = MiniLMTokenClassifier(
-        base.config, numeric, subword, list(tokenizer.all_special_ids), manifest["frozen_layers"]
-    )
-    model.bert.load_state_dict(base.state_dict())
+    model = build_model(base_model_path(), tokenizer, manifest["frozen_layers"])
     shipped = {k: v.float() for k, v in load_state(weights_path).items()}
     expected = set(model.trainable_state_dict())
     if set(shipped) != expected:

@@ -29,6 +29,20 @@ from .base import Detector
 from .response_head import ResponseHead, response_features, word_probs
 
 
+def combine(
+    learned: TokenPrediction, grounded: TokenPrediction, model_weight: float = 0.5
+) -> TokenPrediction:
+    """Per lexical word: weighted mean of its encoder probability and its lexical one."""
+    overlap = word_probs([(w.start, w.end) for w in grounded.tokens], learned.tokens)
+    tokens = [
+        TokenProb(w.start, w.end, model_weight * m + (1 - model_weight) * w.prob)
+        for w, m in zip(grounded.tokens, overlap, strict=True)
+    ]
+    return TokenPrediction(
+        tokens=tokens, coverage=learned.coverage, detector_tokens=learned.detector_tokens
+    )
+
+
 class EnsembleDetector:
     def __init__(
         self,
@@ -51,20 +65,9 @@ class EnsembleDetector:
         grounded = self.lexical.predict(items)
         out = []
         for item, a, b in zip(items, learned, grounded, strict=True):
-            combined = self.combine(a, b)
+            combined = combine(a, b, self.model_weight)
             if self.head is not None:
                 features = response_features(item.response, a.tokens, b.tokens)
                 combined.response_prob = self.head.probability(features)
             out.append(combined)
         return out
-
-    def combine(self, learned: TokenPrediction, grounded: TokenPrediction) -> TokenPrediction:
-        """Per lexical word: weighted mean of its encoder probability and its lexical one."""
-        overlap = word_probs([(w.start, w.end) for w in grounded.tokens], learned.tokens)
-        tokens = [
-            TokenProb(w.start, w.end, self.model_weight * m + (1 - self.model_weight) * w.prob)
-            for w, m in zip(grounded.tokens, overlap, strict=True)
-        ]
-        return TokenPrediction(
-            tokens=tokens, coverage=learned.coverage, detector_tokens=learned.detector_tokens
-        )

@@ -60,12 +60,16 @@ class LexicalDetector:
         # Surface forms too, so "U.S." style tokens and exact casing hits count as present.
         surfaces = {w.surface.casefold() for w in context_words}
         answer_words = tokenize(item.response)
+        # Once per item, and only when the answer negates: a scan of the context vocabulary.
+        context_negates = any(_is_negation(w.surface.casefold()) for w in answer_words) and any(
+            _is_negation(s) for s in surfaces
+        )
         # "[1]" is a citation, not a claim: citations are checked by their own rules.
         markers = [(s, e) for s, e, _ in citation_markers(item.response)]
         probs = [
             self.weights.symbol
             if any(s <= w.start and w.end <= e for s, e in markers)
-            else self._prob(w, i, answer_words, keys, surfaces)
+            else self._prob(w, i, answer_words, keys, surfaces, context_negates)
             for i, w in enumerate(answer_words)
         ]
         if self.weights.sentence_support > 0:
@@ -113,7 +117,13 @@ class LexicalDetector:
         return out
 
     def _prob(
-        self, w: Word, index: int, words: list[Word], keys: set[str], surfaces: set[str]
+        self,
+        w: Word,
+        index: int,
+        words: list[Word],
+        keys: set[str],
+        surfaces: set[str],
+        context_negates: bool,
     ) -> float:
         wt = self.weights
         if w.kind == "symbol":
@@ -123,12 +133,9 @@ class LexicalDetector:
             return wt.present if w.norm in keys else wt.absent_number
         if w.kind == "cjk":
             return wt.present if w.surface in surfaces else wt.absent_cjk
-        if lowered in NEGATIONS or lowered.endswith("n't"):
+        if _is_negation(lowered):
             # A negation the context never uses is a likely polarity flip.
-            has_negation = any(n in surfaces for n in NEGATIONS) or any(
-                s.endswith("n't") for s in surfaces
-            )
-            return wt.stopword if has_negation else wt.absent_negation
+            return wt.stopword if context_negates else wt.absent_negation
         if lowered in STOPWORDS:
             return wt.stopword
         if lowered in surfaces:
@@ -142,9 +149,13 @@ class LexicalDetector:
         return wt.absent_word
 
 
+def _is_negation(lowered: str) -> bool:
+    return lowered in NEGATIONS or lowered.endswith("n't")
+
+
 def _paraphrasable(w: Word, index: int, words: list[Word]) -> bool:
     lowered = w.surface.casefold()
-    if w.kind == "number" or lowered in MONTHS or lowered in NEGATIONS or lowered.endswith("n't"):
+    if w.kind == "number" or lowered in MONTHS or _is_negation(lowered):
         return False
     return not _is_proper_noun(w, index, words)
 

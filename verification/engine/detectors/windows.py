@@ -22,6 +22,7 @@ count tokens and report character offsets.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -121,8 +122,17 @@ def split_passage(
     if len(offsets) <= budget:
         return [Piece(passage_index, 0, len(text), len(offsets))]
 
+    # Non-empty tokens sorted by start, so counting a sentence's tokens reads only
+    # that sentence (a scan of the whole passage per sentence is quadratic).
+    toks = sorted((s, e) for s, e in offsets if e > s)
+    starts = [s for s, _ in toks]
+
     def count(start: int, end: int) -> int:
-        return sum(1 for s, e in offsets if s >= start and e <= end and e > s)
+        n, i = 0, bisect_left(starts, start)
+        while i < len(toks) and toks[i][0] < end:
+            n += toks[i][1] <= end
+            i += 1
+        return n
 
     units: list[tuple[int, int, int]] = []
     for s, e in sentence_bounds(text):

@@ -64,12 +64,12 @@ def is_dev(context: str, percent: int = DEV_PERCENT) -> bool:
 
 def featurize(rows: list[Row], model_dir: Path, batch_size: int = 32) -> tuple[np.ndarray, list]:
     """(feature matrix in `FEATURES` order, span-max of the equal-weight ensemble per row)."""
-    from ..detectors.ensemble import EnsembleDetector
+    from ..detectors.ensemble import combine
     from ..detectors.lexical import LexicalDetector
     from ..types import DetectionInput
 
     model = embedded.EmbeddedDetector(model_dir, device="cpu")
-    ensemble = EnsembleDetector(model, LexicalDetector())  # no head: span-max for comparison
+    lexical = LexicalDetector()
     feats, span_max = [], []
     for b in range(0, len(rows), batch_size):
         chunk = rows[b : b + batch_size]
@@ -80,11 +80,11 @@ def featurize(rows: list[Row], model_dir: Path, batch_size: int = 32) -> tuple[n
             for r in chunk
         ]
         learned = model.predict(items)
-        grounded = ensemble.lexical.predict(items)
+        grounded = lexical.predict(items)
         for item, a, g in zip(items, learned, grounded, strict=True):
             f = response_features(item.response, a.tokens, g.tokens)
             feats.append([f[name] for name in FEATURES])
-            combined = ensemble.combine(a, g)
+            combined = combine(a, g)  # the equal-weight ensemble without a head
             span_max.append(max((t.prob for t in combined.tokens), default=0.0))
         if b % (batch_size * 20) == 0:
             print(f"  featurized {b + len(chunk)}/{len(rows)}", flush=True)
@@ -132,10 +132,9 @@ def _auroc(y: np.ndarray, s: np.ndarray) -> float:
 
 
 def _balanced_accuracy(y: np.ndarray, s: np.ndarray, threshold: float = 0.5) -> float:
-    pred = s >= threshold
-    tpr = (pred & (y == 1)).sum() / max(1, (y == 1).sum())
-    tnr = (~pred & (y == 0)).sum() / max(1, (y == 0).sum())
-    return round(float((tpr + tnr) / 2), 4)
+    from sklearn.metrics import balanced_accuracy_score
+
+    return round(float(balanced_accuracy_score(y, (s >= threshold).astype(y.dtype))), 4)
 
 
 def main(argv: list[str] | None = None) -> int:
