@@ -16,7 +16,6 @@ from typing import Any, Literal
 from ..types import Span
 from .llm import Message
 
-PROMPT_VERSION = "2026-11-1"
 MAX_CONTEXT_CHARS = 12_000
 
 JudgeAction = Literal["keep", "replace", "remove"]
