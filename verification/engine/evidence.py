@@ -63,22 +63,16 @@ class EvidenceIndex:
             return 1.0
         return sum(self.idf(k) for k in keys if k in target) / total
 
-    def best(self, answer_sentence: str, span_text: str = "") -> Evidence | None:
-        """The best-matching context sentence, with its offsets into its passage.
-
-        `similarity` is in [0, 1]. None only when the context has no sentences.
-        """
-        return self.best_many([(answer_sentence, span_text)])[0]
-
     def best_many(
         self,
         queries: Sequence[tuple[str, str]],
         allowed: Callable[[str], bool] | None = None,
     ) -> list[Evidence | None]:
-        """`best` for several (answer sentence, span text) pairs, with one encoder call.
+        """The best-matching context sentence for each (answer sentence, span text) pair,
+        with its offsets into its passage; one encoder call for all of them.
 
-        With `allowed`, only context sentences whose text it accepts compete
-        (None where there is none)."""
+        `similarity` is in [0, 1]. None only when the context has no sentences or,
+        with `allowed`, when it accepts none of them (only those it accepts compete)."""
         if not self.sentences:
             return [None] * len(queries)
         ranked = [self._lexical(sentence, span, allowed) for sentence, span in queries]
