@@ -117,3 +117,26 @@ def test_a_bare_count_is_not_matched_to_an_unrelated_number():
     # No year, no unit: nothing tells which context number it should be compared with.
     [span] = flag(TOOL_RESULT, "The Eiffel Tower has 3 restaurants.", "3")
     assert span.label == "unsupported"
+
+
+class CountingEncoder:
+    """Every text it is asked to encode, in order; vectors from a fixed hash."""
+
+    def __init__(self):
+        self.encoded: list[str] = []
+
+    def encode(self, texts):
+        import numpy as np
+
+        self.encoded.extend(texts)
+        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(8) for t in texts]
+        return np.array([r / np.linalg.norm(r) for r in rows], dtype=np.float32)
+
+
+def test_the_typed_look_up_encodes_no_text_twice():
+    encoder = CountingEncoder()
+    response = "The Eiffel Tower was built in 1950 and is tall."
+    [span] = flag(TOOL_RESULT, response, "1950", encoder)
+    assert span.label == "contradiction" and "1887" in span.reason
+    assert encoder.encoded.count(response) == 1
+    assert len(encoder.encoded) == len(set(encoder.encoded))

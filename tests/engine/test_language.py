@@ -61,3 +61,15 @@ def test_a_short_answer_in_a_foreign_script_is_still_recognised():
 def test_casual_english_is_not_mistaken_for_a_language_sharing_short_words(text):
     # "i", "a", "do", "to" are also Polish/Czech/Portuguese function words
     assert detect_language(text) == "en"
+
+
+def test_the_context_is_read_only_when_the_answer_cannot_name_its_language():
+    def unread():
+        raise AssertionError("the context was read")
+        yield ""
+
+    assert (
+        answer_language("Der Turm wurde im Jahr 1889 für die Weltausstellung gebaut.", unread())
+        == "de"
+    )
+    assert answer_language("Paris.", iter(["Der Turm steht in Paris und ist sehr hoch."])) == "de"

@@ -158,11 +158,11 @@ def test_cjk_and_emoji_spans_keep_answer_offsets(scripted):
 
 
 def test_config_rejects_invalid_values():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="threshold"):
         DetectionConfig(threshold=1.5)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="aggregation must be one of .*'span_max'"):
         DetectionConfig(aggregation="mean")  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="poetry"):
         DetectionConfig(skip_query_types=("poetry",))
 
 

@@ -1,4 +1,4 @@
-from verification.engine.sentences import sentence_at, split_sentences
+from verification.engine.sentences import sentence_at, sentence_index_at, split_sentences
 
 
 def test_sentences_keep_offsets_and_skip_abbreviations_and_decimals():
@@ -25,3 +25,5 @@ def test_sentence_at_picks_the_sentence_with_most_overlap():
     sents = split_sentences("One two. Three four five.")
     assert sentence_at(sents, 10, 14).text == "Three four five."
     assert sentence_at(sents, 100, 101) is None
+    assert sentence_index_at(sents, 6, 12) == 1  # 2 chars of the first, 3 of the second
+    assert sentence_index_at(sents, 100, 101) is None

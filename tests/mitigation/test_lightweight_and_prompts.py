@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from verification.engine.mitigation import headers, lightweight, warning_text
-from verification.engine.mitigation.prompts import clean_answer, parse_json_reply, parse_judge_reply
+from verification.engine.mitigation.prompts import (
+    clean_answer,
+    parse_cascade_reply,
+    parse_json_reply,
+    parse_judge_reply,
+)
 from verification.engine.mitigation.segments import split_sentences
 from verification.engine.policy import PolicyDocument
 from verification.engine.types import DetectionInput, DetectionResult, Span
@@ -66,6 +71,18 @@ def test_judge_parsing_drops_unknown_ids_and_empty_replacements():
     assert verdicts is not None
     assert sorted(verdicts) == [1, 3]
     assert verdicts[1].action == "replace" and verdicts[1].replacement == "X."
+
+
+def test_cascade_parsing_keeps_known_ids_with_a_valid_verdict():
+    reply = (
+        'Sure: {"spans": [{"id": 1, "verdict": "Hallucinated"}, {"id": "2", "verdict": "supported"},'
+        ' {"id": 3, "verdict": "maybe"}, {"id": 9, "verdict": "supported"}, {"id": null}, 7]}'
+    )
+
+    assert parse_cascade_reply(reply, [1, 2, 3]) == {1: True, 2: False}
+    assert parse_cascade_reply('[{"id": 1, "verdict": "supported"}]', [1]) == {1: False}
+    assert parse_cascade_reply('{"claims": []}', [1]) is None
+    assert parse_cascade_reply("no JSON here", [1]) is None
 
 
 def test_clean_answer():

@@ -71,6 +71,33 @@ def test_it_waits_as_long_as_retry_after_asks(llm, client, model):
     assert reply.call.latency_ms >= 300  # not the 10 ms the test backoff would give
 
 
+def test_a_stream_waits_as_long_as_retry_after_asks_and_counts_attempts(
+    llm, client, model, monkeypatch
+):
+    llm.script(Reply(status=429, headers={"Retry-After": "0.3"}), "streamed reply")
+    arrivals: list[float] = []
+    next_reply = llm.next_reply
+
+    def timed(body):
+        arrivals.append(time.perf_counter())
+        return next_reply(body)
+
+    monkeypatch.setattr(llm, "next_reply", timed)
+
+    stream = client.stream(model(), MESSAGES, role="gateway")
+    parts: list[str] = []
+    while True:
+        try:
+            parts.append(next(stream))
+        except StopIteration as stop:
+            call = stop.value
+            break
+
+    assert "".join(parts) == "streamed reply"
+    assert arrivals[1] - arrivals[0] >= 0.3  # not the 10 ms the test backoff would give
+    assert call.attempts == 2 and len(llm.requests) == 2
+
+
 def test_it_gives_up_on_5xx_after_the_retry_budget(llm, client, model):
     llm.script(Reply(status=503), Reply(status=500), Reply(status=502), "never reached")
 

@@ -97,7 +97,8 @@ def test_it_stops_at_max_iterations_with_the_best_answer_and_a_disclaimer(llm, c
     assert scores == sorted(scores, reverse=True)
     assert result.final_score == pytest.approx(0.5)
     assert result.final_response.startswith("The Eiffel Tower was completed in 1889 in Lyon.")
-    assert result.disclaimer is not None
+    assert result.disclaimer and "0.50" in result.disclaimer and '"Lyon"' in result.disclaimer
+    assert result.final_response.endswith(result.disclaimer)
 
 
 def test_it_gives_up_after_rounds_without_progress(llm, client, model):

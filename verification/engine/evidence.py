@@ -50,7 +50,8 @@ class EvidenceIndex:
         self._idf = {k: math.log(1.0 + n / c) for k, c in df.items()}
         self._unseen_idf = math.log(1.0 + n)
         self.encoder = encoder
-        self._vectors: dict[int, np.ndarray] = {}
+        self._vectors: dict[int, np.ndarray] = {}  # context sentence index -> vector
+        self._query_vectors: dict[str, np.ndarray] = {}  # answer sentence text -> vector
 
     def idf(self, key: str) -> float:
         return self._idf.get(key, self._unseen_idf)
@@ -62,37 +63,27 @@ class EvidenceIndex:
             return 1.0
         return sum(self.idf(k) for k in keys if k in target) / total
 
-    def best(self, answer_sentence: str, span_text: str = "") -> Evidence | None:
-        """The best-matching context sentence, with its offsets into its passage.
-
-        `similarity` is in [0, 1]. None only when the context has no sentences.
-        """
-        return self.best_many([(answer_sentence, span_text)])[0]
-
     def best_many(
         self,
         queries: Sequence[tuple[str, str]],
         allowed: Callable[[str], bool] | None = None,
     ) -> list[Evidence | None]:
-        """`best` for several (answer sentence, span text) pairs, with one encoder call.
+        """The best-matching context sentence for each (answer sentence, span text) pair,
+        with its offsets into its passage; one encoder call for all of them.
 
-        With `allowed`, only context sentences whose text it accepts compete
-        (None where there is none)."""
+        `similarity` is in [0, 1]. None only when the context has no sentences or,
+        with `allowed`, when it accepts none of them (only those it accepts compete)."""
         if not self.sentences:
             return [None] * len(queries)
         ranked = [self._lexical(sentence, span, allowed) for sentence, span in queries]
-        if any(not r for r in ranked):
-            found = [i for i, r in enumerate(ranked) if r]
-            sub = self.best_many([queries[i] for i in found], allowed) if found else []
-            result: list[Evidence | None] = [None] * len(queries)
-            for i, ev in zip(found, sub, strict=True):
-                result[i] = ev
-            return result
         cosines: list[dict[int, float]] = [{} for _ in queries]
         if self.encoder is not None:
             cosines = self._cosines([q[0] for q in queries], [list(r) for r in ranked])
         out: list[Evidence | None] = []
         for lexical, cos in zip(ranked, cosines, strict=True):
+            if not lexical:  # `allowed` accepted no sentence
+                out.append(None)
+                continue
             scores = {
                 i: (1 - EMBEDDING_WEIGHT) * lex + EMBEDDING_WEIGHT * max(cos[i], 0.0)
                 if i in cos
@@ -130,19 +121,23 @@ class EvidenceIndex:
 
     def _cosines(self, texts: list[str], candidates: list[list[int]]) -> list[dict[int, float]]:
         """Cosine of each text with each of its candidate sentences; one batched encode
-        for everything not yet cached (context sentence vectors are kept per index)."""
+        for everything not yet cached (query and context sentence vectors are kept per
+        index, so a second look-up for the same answer sentence encodes nothing new)."""
         assert self.encoder is not None
-        queries = list(dict.fromkeys(t for t in texts if t.strip()))
+        queries = list(
+            dict.fromkeys(
+                t
+                for t, c in zip(texts, candidates, strict=True)
+                if c and t.strip() and t not in self._query_vectors
+            )
+        )
         missing = sorted({i for c in candidates for i in c if i not in self._vectors})
-        vectors = self.encoder.encode(queries + [self.sentences[i].text for i in missing])
-        query_vec = dict(zip(queries, vectors[: len(queries)], strict=True))
-        for i, vec in zip(missing, vectors[len(queries) :], strict=True):
-            self._vectors[i] = vec
+        if queries or missing:
+            vectors = self.encoder.encode(queries + [self.sentences[i].text for i in missing])
+            self._query_vectors.update(zip(queries, vectors[: len(queries)], strict=True))
+            self._vectors.update(zip(missing, vectors[len(queries) :], strict=True))
         out: list[dict[int, float]] = []
         for text, cands in zip(texts, candidates, strict=True):
-            if text not in query_vec:
-                out.append({})
-                continue
-            q = query_vec[text]
-            out.append({i: float(np.dot(q, self._vectors[i])) for i in cands})
+            q = self._query_vectors.get(text)
+            out.append({} if q is None else {i: float(np.dot(q, self._vectors[i])) for i in cands})
         return out

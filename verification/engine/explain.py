@@ -9,8 +9,9 @@ is dropped as entailed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import cache
 
 from .conflicts import (
     date_conflict,
@@ -57,6 +58,8 @@ def explain_spans(
     evidences = index.best_many(
         [(sent.text, window) for sent, window in zip(sentences, windows, strict=True)]
     )
+    # What each context sentence states, worked out once however many spans need it.
+    stated = cache(_stated_kinds)
     out: list[Span] = []
     for span, sentence, window, evidence in zip(spans, sentences, windows, evidences, strict=True):
         if evidence is None:
@@ -88,7 +91,7 @@ def explain_spans(
             # context sentence ("built in 1950" next to "Construction: 1887-1889"):
             # compare it with the best context sentence stating the same kind of
             # quantity (a year for a year, a length for a length).
-            typed = _typed_evidence(index, sentence.text, window, span.text)
+            typed = _typed_evidence(index, sentence.text, window, span.text, stated)
             if typed is not None and typed.text != evidence.text:
                 typed_conflict = number_conflict(span.text, typed.text) or unit_conflict(
                     window, typed.text
@@ -112,24 +115,34 @@ def explain_spans(
     return out
 
 
+def _stated_kinds(text: str) -> tuple[bool, frozenset[str]]:
+    """Whether `text` states a year, and the units of the quantities it states."""
+    return any(is_year(n) for n in numbers(text)), frozenset(u for _, u in quantities(text))
+
+
 def _typed_evidence(
-    index: EvidenceIndex, sentence: str, window: str, span_text: str
+    index: EvidenceIndex,
+    sentence: str,
+    window: str,
+    span_text: str,
+    stated: Callable[[str], tuple[bool, frozenset[str]]],
 ) -> Evidence | None:
     """The best context sentence holding a year (for a span with a year) or a quantity in
-    the same unit (for a span with a measured quantity); None when the span has neither."""
+    the same unit (for a span with a measured quantity); None when the span has neither.
+    `stated` is `_stated_kinds`, memoised over the context's sentences."""
     span_numbers = numbers(span_text)
     if not span_numbers:
         return None
-    years = {n for n in span_numbers if is_year(n)}
+    years = any(is_year(n) for n in span_numbers)
     units = {u for v, u in quantities(window) if v in span_numbers}
     if not years and not units:
         return None
 
     def same_kind(text: str) -> bool:
-        if years and any(is_year(n) for n in numbers(text)):
-            return True
-        return bool(units) and any(u in units for _, u in quantities(text))
+        has_year, stated_units = stated(text)
+        return (years and has_year) or not units.isdisjoint(stated_units)
 
+    # The query repeats the span's first look-up, so the index re-encodes nothing for it.
     return index.best_many([(sentence, span_text)], allowed=same_kind)[0]
 
 

@@ -156,8 +156,11 @@ def answer_language(response: str, context: Iterable[str] = ()) -> str:
     language of their context, and a short pure-ASCII answer with no usable
     context is taken as English rather than rejected.
     """
+    lang = detect_language(response)
+    if lang != UNDETERMINED:
+        return lang  # the answer names its own language: no need to read the context
     sample = " ".join(context)[:4000]
     context_lang = detect_language(sample) if sample else UNDETERMINED
     if context_lang == UNDETERMINED and response.isascii():
-        context_lang = "en"
-    return detect_language(response, fallback=context_lang)
+        return "en"
+    return context_lang

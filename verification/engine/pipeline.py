@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import get_args
 
 from .citations import CitationPolicy, check_citations
 from .detectors.base import Detector
@@ -54,10 +55,9 @@ class DetectionConfig:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-        if self.aggregation not in ("calibrated", "span_max", "noisy_or"):
+        if self.aggregation not in get_args(Aggregation):
             raise ValueError(
-                "aggregation must be 'calibrated', 'span_max' or 'noisy_or', "
-                f"got {self.aggregation!r}"
+                f"aggregation must be one of {get_args(Aggregation)}, got {self.aggregation!r}"
             )
         if self.min_span_length < 1 or self.max_span_gap < 0:
             raise ValueError("min_span_length must be >= 1 and max_span_gap >= 0")

@@ -64,12 +64,18 @@ def _ends_with_abbreviation(chunk: str) -> bool:
     return word in _ABBREVIATIONS
 
 
-def sentence_at(sentences: list[Sentence], start: int, end: int) -> Sentence | None:
-    """The sentence overlapping [start, end) the most (None when nothing overlaps)."""
-    best: Sentence | None = None
+def sentence_index_at(sentences: list[Sentence], start: int, end: int) -> int | None:
+    """Index of the sentence overlapping [start, end) the most (None when nothing overlaps)."""
+    best: int | None = None
     best_overlap = 0
-    for s in sentences:
+    for i, s in enumerate(sentences):
         overlap = min(end, s.end) - max(start, s.start)
         if overlap > best_overlap:
-            best, best_overlap = s, overlap
+            best, best_overlap = i, overlap
     return best
+
+
+def sentence_at(sentences: list[Sentence], start: int, end: int) -> Sentence | None:
+    """The sentence overlapping [start, end) the most (None when nothing overlaps)."""
+    i = sentence_index_at(sentences, start, end)
+    return None if i is None else sentences[i]

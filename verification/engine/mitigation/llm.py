@@ -283,6 +283,42 @@ class LLMClient:
 
     # -- calls -----------------------------------------------------------------------------
 
+    def _retrying(self, call: LLMCall) -> Retrying:
+        """Retries of transient errors under `self.retry`, counted in `call.attempts`."""
+
+        def count_attempt(state: RetryCallState) -> None:
+            call.attempts = state.attempt_number
+
+        return Retrying(
+            retry=retry_if_exception(is_transient),
+            wait=_BackoffWait(self.retry),
+            stop=stop_after_attempt(self.retry.attempts),
+            before=count_attempt,
+            reraise=True,
+        )
+
+    @staticmethod
+    def _request(config: ModelConfig, messages: list[Message], **extra: Any) -> dict[str, Any]:
+        """litellm.completion's keyword arguments for one call to `config`."""
+        kwargs: dict[str, Any] = {
+            "model": config.model,
+            "messages": messages,
+            "timeout": config.timeout_s,
+            "max_tokens": config.max_tokens,
+            "temperature": config.temperature,
+            # tenacity owns retries; the OpenAI SDK's own would multiply them silently.
+            "max_retries": 0,
+            "num_retries": 0,
+            # Tenants pick any provider; one that rejects e.g. `temperature` should not fail.
+            "drop_params": True,
+            **extra,
+        }
+        if config.api_base:
+            kwargs["api_base"] = config.api_base
+        if config.api_key:
+            kwargs["api_key"] = config.api_key
+        return kwargs
+
     def complete(
         self,
         config: ModelConfig,
@@ -296,33 +332,8 @@ class LLMClient:
         call.estimated_cost_usd = estimate
         if budget is not None:
             budget.reserve(estimate)
-
-        def count_attempt(state: RetryCallState) -> None:
-            call.attempts = state.attempt_number
-
-        retrying = Retrying(
-            retry=retry_if_exception(is_transient),
-            wait=_BackoffWait(self.retry),
-            stop=stop_after_attempt(self.retry.attempts),
-            before=count_attempt,
-            reraise=True,
-        )
-        kwargs: dict[str, Any] = {
-            "model": config.model,
-            "messages": messages,
-            "timeout": config.timeout_s,
-            "max_tokens": config.max_tokens,
-            "temperature": config.temperature,
-            # tenacity owns retries; the OpenAI SDK's own would multiply them silently.
-            "max_retries": 0,
-            "num_retries": 0,
-            # Tenants pick any provider; one that rejects e.g. `temperature` should not fail.
-            "drop_params": True,
-        }
-        if config.api_base:
-            kwargs["api_base"] = config.api_base
-        if config.api_key:
-            kwargs["api_key"] = config.api_key
+        retrying = self._retrying(call)
+        kwargs = self._request(config, messages)
         started = time.perf_counter()
         try:
             response = retrying(self._completion, **kwargs)
@@ -351,28 +362,10 @@ class LLMClient:
         forwarded to a caller, repeating the call would duplicate it.
         """
         call = LLMCall(model=config.model, role=role)
-        kwargs: dict[str, Any] = {
-            "model": config.model,
-            "messages": messages,
-            "timeout": config.timeout_s,
-            "max_tokens": config.max_tokens,
-            "temperature": config.temperature,
-            "stream": True,
-            "stream_options": {"include_usage": True},
-            "max_retries": 0,
-            "num_retries": 0,
-            "drop_params": True,
-        }
-        if config.api_base:
-            kwargs["api_base"] = config.api_base
-        if config.api_key:
-            kwargs["api_key"] = config.api_key
-        retrying = Retrying(
-            retry=retry_if_exception(is_transient),
-            wait=wait_exponential(multiplier=self.retry.initial_s, max=self.retry.max_s),
-            stop=stop_after_attempt(self.retry.attempts),
-            reraise=True,
+        kwargs = self._request(
+            config, messages, stream=True, stream_options={"include_usage": True}
         )
+        retrying = self._retrying(call)
         started = time.perf_counter()
         try:
             chunks = retrying(self._completion, **kwargs)

@@ -16,7 +16,6 @@ from typing import Any, Literal
 from ..types import Span
 from .llm import Message
 
-PROMPT_VERSION = "2026-11-1"
 MAX_CONTEXT_CHARS = 12_000
 
 JudgeAction = Literal["keep", "replace", "remove"]
@@ -167,26 +166,37 @@ class JudgeVerdict:
     reason: str = ""
 
 
+def _id_entries(text: str, *keys: str) -> list[tuple[int, dict[str, Any]]] | None:
+    """(id, entry) for each object with an integer "id" in the reply's list: the reply
+    itself, or its first of `keys` present; None when there is no such list."""
+    data = parse_json_reply(text)
+    if isinstance(data, dict):
+        data = next((data[k] for k in keys if k in data), None)
+    if not isinstance(data, list):
+        return None
+    out = []
+    for entry in data:
+        if not isinstance(entry, dict):
+            continue
+        try:
+            out.append((int(entry.get("id")), entry))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
 def parse_judge_reply(text: str, ids: Sequence[int]) -> dict[int, JudgeVerdict] | None:
     """Verdicts by claim id; None when the reply is unusable. Unknown ids are ignored.
 
     A "replace" without a replacement text is unusable for that claim and dropped,
     so the caller treats the claim as unresolved rather than deleting it silently.
     """
-    data = parse_json_reply(text)
-    if isinstance(data, dict):
-        data = data.get("claims", data.get("decisions"))
-    if not isinstance(data, list):
+    entries = _id_entries(text, "claims", "decisions")
+    if entries is None:
         return None
     wanted = set(ids)
     verdicts: dict[int, JudgeVerdict] = {}
-    for entry in data:
-        if not isinstance(entry, dict):
-            continue
-        try:
-            cid = int(entry.get("id"))  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            continue
+    for cid, entry in entries:
         action = str(entry.get("action", "")).strip().lower()
         replacement = str(entry.get("replacement") or "").strip()
         if cid not in wanted or action not in ("keep", "replace", "remove"):
@@ -199,19 +209,11 @@ def parse_judge_reply(text: str, ids: Sequence[int]) -> dict[int, JudgeVerdict] 
 
 def parse_cascade_reply(text: str, ids: Sequence[int]) -> dict[int, bool] | None:
     """id -> True when the judge says hallucinated; None when the reply is unusable."""
-    data = parse_json_reply(text)
-    if isinstance(data, dict):
-        data = data.get("spans")
-    if not isinstance(data, list):
+    entries = _id_entries(text, "spans")
+    if entries is None:
         return None
     out: dict[int, bool] = {}
-    for entry in data:
-        if not isinstance(entry, dict):
-            continue
-        try:
-            sid = int(entry.get("id"))  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            continue
+    for sid, entry in entries:
         verdict = str(entry.get("verdict", "")).strip().lower()
         if sid in ids and verdict in ("supported", "hallucinated"):
             out[sid] = verdict == "hallucinated"

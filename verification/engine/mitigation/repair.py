@@ -17,9 +17,10 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from ..sentences import sentence_index_at
 from ..types import DetectionInput, DetectionResult, Span
 from .result import Change, Iteration, MitigationResult, Redetect
-from .segments import Segment, replace_segments, segment_at, split_sentences
+from .segments import Segment, replace_segments, split_sentences
 
 UnsupportedAction = Literal["auto", "remove", "qualify"]
 DEFAULT_QUALIFIER = "(Not confirmed by the provided context) "
@@ -135,7 +136,7 @@ def repair(
     segments = split_sentences(text)
     by_segment: dict[int, list[Span]] = {}
     for span in detection.spans:
-        idx = segment_at(segments, span.start, span.end)
+        idx = sentence_index_at(segments, span.start, span.end)
         if idx is not None:
             by_segment.setdefault(idx, []).append(span)
 

@@ -86,10 +86,6 @@ class MitigationResult:
     def completion_tokens(self) -> int:
         return sum(c.completion_tokens for c in self.calls)
 
-    @property
-    def llm_latency_ms(self) -> float:
-        return sum(c.latency_ms for c in self.calls)
-
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data.update(

@@ -12,17 +12,7 @@ from ..sentences import Sentence, split_sentences
 
 Segment = Sentence
 
-__all__ = ["Segment", "replace_segments", "segment_at", "split_sentences"]
-
-
-def segment_at(segments: list[Segment], start: int, end: int) -> int | None:
-    """Index of the segment overlapping [start, end) the most, or None."""
-    best, best_overlap = None, 0
-    for i, seg in enumerate(segments):
-        overlap = min(end, seg.end) - max(start, seg.start)
-        if overlap > best_overlap:
-            best, best_overlap = i, overlap
-    return best
+__all__ = ["Segment", "replace_segments", "split_sentences"]
 
 
 def replace_segments(text: str, edits: list[tuple[int, int, str]]) -> str:
