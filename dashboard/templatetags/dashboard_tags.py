@@ -6,6 +6,8 @@ from decimal import Decimal
 
 from django import template
 
+from verification.engine.spans import risk_level
+
 register = template.Library()
 
 
@@ -27,11 +29,10 @@ def usd(value, digits: int = 4) -> str:
 
 @register.filter
 def score_level(value) -> str:
-    """CSS modifier for a score: low / moderate / high (DESIGN §3 risk levels 0.3/0.6)."""
+    """CSS modifier for a score: the engine's risk level (low / moderate / high), or none."""
     if value is None:
         return "none"
-    value = float(value)
-    return "high" if value >= 0.6 else "moderate" if value >= 0.3 else "low"
+    return risk_level(float(value))
 
 
 @register.filter
