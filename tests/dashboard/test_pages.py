@@ -116,6 +116,17 @@ def test_detail_highlights_spans_with_label_and_confidence(client, owner_a, job_
     assert "Only premium mode asks a second model" in body
 
 
+def test_detail_numbers_only_the_spans_of_the_customers_answer(client, owner_a, job_a):
+    add_span(job_a, text="330 metres", label="unsupported", iteration=1)  # a refinement's span
+    add_span(job_a, text="Eiffel Tower", label="unsupported", confidence=0.55)
+    client.force_login(owner_a)
+    response = client.get(reverse("dashboard:verification", kwargs={"public_id": job_a.public_id}))
+    spans = response.context["spans"]
+    assert [(s.text, s.number) for s in spans] == [("Eiffel Tower", 1), ("1950", 2)]
+    marked = [seg.mark.number for seg in response.context["answer"] if seg.mark]
+    assert marked == [1, 2] and "330 metres<sup" not in response.content.decode()
+
+
 def test_detail_escapes_hostile_text(client, owner_a, tenant_a):
     job = make_job(
         tenant_a[0], response="<script>alert(1)</script> built in 1950", context=["<img src=x>"]
