@@ -213,8 +213,11 @@ def test_webhook_endpoint_create_refuses_internal_addresses(client, owner_a, ten
 
 def test_modes_page_is_an_honest_empty_state_without_bandit_data(client, owner_a, job_a):
     client.force_login(owner_a)
-    body = client.get(reverse("dashboard:modes")).content.decode()
-    assert "No bandit data yet" in body and "lightweight" in body
+    response = client.get(reverse("dashboard:modes"))
+    assert "No bandit data yet" in response.content.decode()
+    # what did run is still shown: job_a's mode, as the policy chose it
+    assert response.context["sources"] == [{"mode": "lightweight", "mode_source": "policy", "n": 1}]
+    assert "<td>lightweight</td><td>policy</td>" in response.content.decode()
 
 
 def test_beta_posterior_summary_matches_known_quantiles():

@@ -281,7 +281,8 @@ def test_test_box_runs_the_engine_under_the_tenants_policy(client, owner_a, tena
     assert outcome.resolved.decision == "medical" and outcome.resolved.threshold == 0.3
     assert outcome.result.status == "verified" and outcome.result.score is not None
     body = response.content.decode()
-    assert "medical" in body and "Result" in body
+    assert "<dt>decision</dt><dd>medical</dd>" in body
+    assert "<dt>threshold</dt><dd>0.3</dd>" in body
 
 
 def test_test_box_reports_unknown_decision(client, owner_a, settings):
