@@ -90,23 +90,24 @@ def webhooks(request, scope):
     return response
 
 
+def _secret_shown_once(request, secret: str, what: str):
+    """The page with a new signing secret; its only copy, so no cache may keep it."""
+    response = render(
+        request,
+        "dashboard/secret_shown.html",
+        {"nav": "webhooks", "secret": secret, "what": what},
+    )
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 @require_POST
 @tenant_view(edit=True)
 def rotate(request, scope, pk: int):
     endpoint = scope.get_or_404(WebhookEndpoint.objects.all(), pk=pk)
     secret = endpoint.set_new_secret()
     endpoint.save(update_fields=["secret_encrypted"])
-    response = render(
-        request,
-        "dashboard/secret_shown.html",
-        {
-            "nav": "webhooks",
-            "secret": secret,
-            "what": endpoint.url,
-        },
-    )
-    response["Cache-Control"] = "no-store"
-    return response
+    return _secret_shown_once(request, secret, endpoint.url)
 
 
 @require_POST
@@ -115,17 +116,7 @@ def rotate_tenant_secret(request, scope):
     tenant = scope.tenant
     secret = tenant.rotate_webhook_secret()
     tenant.save(update_fields=["webhook_secret_encrypted"])
-    response = render(
-        request,
-        "dashboard/secret_shown.html",
-        {
-            "nav": "webhooks",
-            "secret": secret,
-            "what": "per-request callback URLs",
-        },
-    )
-    response["Cache-Control"] = "no-store"
-    return response
+    return _secret_shown_once(request, secret, "per-request callback URLs")
 
 
 @require_POST

@@ -181,6 +181,7 @@ def test_webhook_endpoint_secret_rotation_and_replay(client, owner_a, delivery_a
     response = client.post(reverse("dashboard:endpoint-rotate", kwargs={"pk": endpoint.pk}))
     endpoint.refresh_from_db()
     assert endpoint.secret != old and endpoint.secret in response.content.decode()
+    assert response["Cache-Control"] == "no-store"
     page = client.get(reverse("dashboard:webhooks")).content.decode()
     assert delivery_a.event_id in page and ">500<" in page and endpoint.secret not in page
     response = client.post(reverse("dashboard:delivery-replay", kwargs={"pk": delivery_a.pk}))
@@ -195,6 +196,19 @@ def test_webhook_endpoint_secret_rotation_and_replay(client, owner_a, delivery_a
         reverse("dashboard:delivery", kwargs={"pk": delivery_a.pk})
     ).content.decode()
     assert "evt_test_a" in detail and "12 ms" in detail
+
+
+def test_callback_url_secret_rotation_shows_the_new_secret_once(client, owner_a, tenant_a):
+    tenant = tenant_a[0]
+    old = tenant.webhook_secret
+    client.force_login(owner_a)
+    response = client.post(reverse("dashboard:tenant-secret-rotate"))
+    tenant.refresh_from_db()
+    assert tenant.webhook_secret and tenant.webhook_secret != old
+    assert tenant.webhook_secret in response.content.decode()
+    assert "per-request callback URLs" in response.content.decode()
+    assert response["Cache-Control"] == "no-store"
+    assert tenant.webhook_secret not in client.get(reverse("dashboard:webhooks")).content.decode()
 
 
 def test_webhook_endpoint_create_refuses_internal_addresses(client, owner_a, tenant_a, settings):
