@@ -53,6 +53,11 @@ def test_overview_numbers(tenant_a, tenant_b):
     latency = {r["mode"]: r for r in stats.latency_by_mode}
     assert latency["lightweight"]["p50"] == 20 and latency["standard"]["p95"] == 1950
     assert sum(d["total"] for d in stats.per_day) == 4 and len(stats.per_day) == 7
+    assert [d["detected"] for d in stats.per_day][-4:] == [0, 1, 0, 1]  # oldest first
+    assert [d["price"] for d in stats.cost_per_day] == [0, 0, 0] + [0.00106] * 4
+    charts = stats.charts()
+    assert charts["decisions"]["labels"] == [r["name"] for r in stats.by_decision]
+    assert sorted(charts["queryTypes"]["detected"]) == [2]
     assert {r["name"]: r["total"] for r in stats.by_decision} == {"default": 2, "medical": 2}
     assert round(stats.revenue, 5) == round(4 * 0.00106, 5)
 
