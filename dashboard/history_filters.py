@@ -6,7 +6,7 @@ from django import forms
 from django.db.models import Q, QuerySet
 
 from verification.engine.types import QUERY_TYPES
-from verification.models import JobStatus
+from verification.models import JobStatus, VerificationJob
 
 from .policy_forms import MODES
 
@@ -48,13 +48,12 @@ class HistoryFilterForm(forms.Form):
     )
 
     def apply(self, jobs: QuerySet) -> QuerySet:
-        """`jobs` narrowed by the valid filters (invalid ones are ignored and shown as errors)."""
+        """`jobs` narrowed by the filters; unchanged when the form is unbound or invalid
+        (the errors are shown on the form)."""
         if not self.is_valid():
             return jobs
         d = self.cleaned_data
         if d["q"]:
-            from verification.models import VerificationJob
-
             job_id = VerificationJob.parse_public_id(d["q"].strip())
             jobs = (
                 jobs.filter(pk=job_id)

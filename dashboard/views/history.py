@@ -17,10 +17,9 @@ PAGE_SIZE = 25
 @tenant_view
 def history(request, scope):
     form = HistoryFilterForm(request.GET or None)
-    jobs = scope.filter(VerificationJob.objects.all())
-    jobs = form.apply(jobs) if request.GET else jobs
     jobs = (
-        jobs.defer("context", "messages", "final_response", "coverage", "citations", "metadata")
+        form.apply(scope.filter(VerificationJob.objects.all()))
+        .defer("context", "messages", "final_response", "coverage", "citations", "metadata")
         .annotate(span_count=Count("spans", filter=Q(spans__iteration=0)))
         .order_by("-created_at", "-id")
     )
