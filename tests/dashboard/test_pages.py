@@ -107,6 +107,40 @@ def test_history_filters_and_paginates_without_n_plus_one(
     assert list(by_id.context["page"].object_list) == [one]
 
 
+def test_history_filters_by_each_field_and_ignores_only_the_invalid_one(
+    client, owner_a, tenant_a, tenant_b
+):
+    tenant = tenant_a[0]
+    old = make_job(
+        tenant,
+        score=0.2,
+        detected=False,
+        status="failed",
+        decision="medical",
+        query_type="summarization",
+        created_at=timezone.now() - dt.timedelta(days=40),
+    )
+    new = make_job(tenant, score=0.8)
+    make_job(tenant_b[0], score=0.9)  # never listed
+    client.force_login(owner_a)
+
+    def listed(**params):
+        response = client.get(reverse("dashboard:history"), params)
+        return response, list(response.context["page"].object_list)
+
+    assert listed()[1] == [new, old]
+    assert listed(status="failed")[1] == [old]
+    assert listed(detected="no")[1] == [old]
+    assert listed(query_type="summarization")[1] == [old]
+    assert listed(decision="medical")[1] == [old]
+    assert listed(min_score="0.5")[1] == [new]
+    cutoff = (timezone.now() - dt.timedelta(days=10)).date().isoformat()
+    assert listed(start=cutoff)[1] == [new] and listed(end=cutoff)[1] == [old]
+    # an invalid value is reported on its field; the valid filters still apply
+    response, rows = listed(min_score="5", decision="medical")
+    assert rows == [old] and "min_score" in response.context["form"].errors
+
+
 def test_detail_highlights_spans_with_label_and_confidence(client, owner_a, job_a):
     add_span(job_a, text="330 metres", label="unsupported", confidence=0.61)
     client.force_login(owner_a)
