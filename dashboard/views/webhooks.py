@@ -66,9 +66,7 @@ def webhooks(request, scope):
         form = EndpointForm()
     endpoints = scope.filter(WebhookEndpoint.objects.all()).order_by("-created_at")
     filters = DeliveryFilterForm(request.GET or None)
-    deliveries = scope.filter(WebhookDelivery.objects.select_related("endpoint")).order_by(
-        "-created_at", "-id"
-    )
+    deliveries = scope.filter(WebhookDelivery.objects.all()).order_by("-created_at", "-id")
     if filters.is_valid() and filters.cleaned_data["status"]:
         deliveries = deliveries.filter(status=filters.cleaned_data["status"])
     page = Paginator(deliveries.defer("payload"), 20).get_page(request.GET.get("page"))
@@ -140,7 +138,7 @@ def delete(request, scope, pk: int):
 
 @tenant_view
 def delivery(request, scope, pk: int):
-    item = scope.get_or_404(WebhookDelivery.objects.select_related("endpoint", "job"), pk=pk)
+    item = scope.get_or_404(WebhookDelivery.objects.select_related("job"), pk=pk)
     return render(
         request,
         "dashboard/delivery.html",

@@ -250,6 +250,25 @@ def test_callback_url_secret_rotation_shows_the_new_secret_once(client, owner_a,
     assert tenant.webhook_secret not in client.get(reverse("dashboard:webhooks")).content.decode()
 
 
+def test_delivery_log_query_count_does_not_grow_with_rows(
+    client, owner_a, delivery_a, django_assert_max_num_queries
+):
+    for n in range(25):
+        WebhookDelivery.objects.create(
+            tenant=delivery_a.tenant,
+            job=delivery_a.job,
+            endpoint=delivery_a.endpoint,
+            url=delivery_a.url,
+            event_id=f"evt_many_{n}",
+            event_type="verification.completed",
+            payload={},
+        )
+    client.force_login(owner_a)
+    with django_assert_max_num_queries(8):
+        response = client.get(reverse("dashboard:webhooks"))
+    assert len(response.context["page"].object_list) == 20
+
+
 def test_webhook_endpoint_create_refuses_internal_addresses(client, owner_a, tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "WEBHOOK_ALLOWED_HOSTS": []}
     client.force_login(owner_a)
