@@ -12,7 +12,7 @@ from .. import job_extras
 from ..highlight import numbered_segments, passages_with_evidence
 from ..scoping import tenant_view
 
-LATENCY_STAGES = ("queue", "detect", "mitigate", "total")
+LATENCY_STAGES = ("queue", "detect", "mitigate")  # drawn in this order; "total" is separate
 
 
 class FeedbackForm(forms.Form):
@@ -50,7 +50,7 @@ def detail(request, scope, public_id: str):
     stages = [
         {"name": k, "ms": latency[k], "pct": (100 * latency[k] / total) if total else 0}
         for k in LATENCY_STAGES
-        if k in latency and k != "total"
+        if k in latency
     ]
     return render(
         request,

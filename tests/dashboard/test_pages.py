@@ -164,6 +164,8 @@ def test_detail_numbers_only_the_spans_of_the_customers_answer(client, owner_a, 
     assert [(s.text, s.number) for s in spans] == [("Eiffel Tower", 1), ("1950", 2)]
     marked = [seg.mark.number for seg in response.context["answer"] if seg.mark]
     assert marked == [1, 2] and "330 metres<sup" not in response.content.decode()
+    stages = [(s["name"], s["ms"]) for s in response.context["stages"]]
+    assert stages == [("queue", 4), ("detect", 31)] and response.context["latency_total"] == 35
 
 
 def test_detail_escapes_hostile_text(client, owner_a, tenant_a):
