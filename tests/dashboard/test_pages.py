@@ -73,6 +73,12 @@ def test_overview_page_and_date_range(client, owner_a, job_a):
     assert old.context["stats"].total == 0 and b"No verifications in this period" in old.content
     bad = client.get(reverse("dashboard:overview"), {"start": "2020-02-01", "end": "2020-01-01"})
     assert bad.status_code == 200 and b"must not be after" in bad.content
+    # the highlighted quick range is the one in force
+    assert response.context["active_preset"] == "7" and old.context["active_preset"] == ""
+    assert bad.context["active_preset"] == "30"  # an invalid range falls back to 30 days
+    end_only = client.get(reverse("dashboard:overview"), {"end": "2020-01-31"})
+    assert end_only.context["period"].end.isoformat() == "2020-01-31"
+    assert end_only.context["active_preset"] == ""
 
 
 def test_history_filters_and_paginates_without_n_plus_one(
