@@ -36,14 +36,6 @@ def score_level(value) -> str:
 
 
 @register.filter
-def get(mapping, key):
-    try:
-        return mapping.get(key)
-    except AttributeError:
-        return None
-
-
-@register.filter
 def ms(value) -> str:
     if value is None or value == "":
         return "—"

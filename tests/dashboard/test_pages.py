@@ -124,6 +124,7 @@ def test_history_filters_by_each_field_and_ignores_only_the_invalid_one(
         status="failed",
         decision="medical",
         query_type="summarization",
+        latency_ms={},
         created_at=timezone.now() - dt.timedelta(days=40),
     )
     new = make_job(tenant, score=0.8)
@@ -134,7 +135,10 @@ def test_history_filters_by_each_field_and_ignores_only_the_invalid_one(
         response = client.get(reverse("dashboard:history"), params)
         return response, list(response.context["page"].object_list)
 
-    assert listed()[1] == [new, old]
+    response, rows = listed()
+    assert rows == [new, old]
+    body = response.content.decode()
+    assert '<td class="num">35 ms</td>' in body and '<td class="num">—</td>' in body  # latency
     assert listed(status="failed")[1] == [old]
     assert listed(detected="no")[1] == [old]
     assert listed(query_type="summarization")[1] == [old]
