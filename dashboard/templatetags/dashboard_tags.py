@@ -53,13 +53,6 @@ def width(value) -> str:
 
 
 @register.filter
-def is_single_checkbox(bound_field) -> bool:
-    from django.forms import CheckboxInput
-
-    return isinstance(bound_field.field.widget, CheckboxInput)
-
-
-@register.filter
 def diff_class(line: str) -> str:
     return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "ctx")
 

@@ -128,6 +128,7 @@ def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, ten
     client.force_login(owner_a)
     page = client.get(reverse("dashboard:policy"))
     assert page.status_code == 200 and b"medical" in page.content
+    assert b'<span class="check"><label for="id_enabled">' in page.content  # checkbox in label
     # when the form is posted back untouched, nothing changes and no history row is added
     response = client.post(reverse("dashboard:policy"), editor_post(doc))
     assert response.status_code == 302
