@@ -23,7 +23,6 @@ class ArmView:
     high: float
     reward_sum: float = 0.0
     recent_rewards: list[float] = field(default_factory=list)
-    updated_at: object = None
 
     @property
     def mean_reward(self) -> float | None:
@@ -48,7 +47,6 @@ def arms_for(scope) -> list[ArmView]:
                 high=high,
                 reward_sum=float(arm.reward_sum),
                 recent_rewards=[float(r) for r in rewards[-RECENT:]],
-                updated_at=arm.updated_at,
             )
         )
     return out

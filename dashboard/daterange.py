@@ -16,6 +16,7 @@ MAX_DAYS = 366
 class DateRange:
     start: dt.date  # inclusive
     end: dt.date  # inclusive
+    preset: str = ""  # the PRESETS value this range came from, "" for a custom range
 
     @property
     def start_at(self) -> dt.datetime:
@@ -49,9 +50,13 @@ def parse_range(params, default_days: int = 30) -> tuple[DateRange, DateRangeFor
     form = DateRangeForm(params)
     days = params.get("days")
     if days in dict(PRESETS):
-        return DateRange(today - dt.timedelta(days=int(days) - 1), today), form
+        return _last_days(today, int(days)), form
     if form.is_valid() and (form.cleaned_data.get("start") or form.cleaned_data.get("end")):
         end = form.cleaned_data.get("end") or today
         start = form.cleaned_data.get("start") or end - dt.timedelta(days=default_days - 1)
         return DateRange(start, end), form
-    return DateRange(today - dt.timedelta(days=default_days - 1), today), form
+    return _last_days(today, default_days), form
+
+
+def _last_days(today: dt.date, days: int) -> DateRange:
+    return DateRange(today - dt.timedelta(days=days - 1), today, preset=str(days))

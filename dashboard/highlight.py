@@ -14,7 +14,6 @@ from typing import Any
 class Segment:
     text: str
     mark: Any = None  # the span (or evidence) that covers this text, if any
-    index: int | None = None  # 1-based number shown next to the mark
 
 
 def segments(text: str, marks: list[tuple[int, int, Any]]) -> list[Segment]:
@@ -25,17 +24,28 @@ def segments(text: str, marks: list[tuple[int, int, Any]]) -> list[Segment]:
         ((max(0, s), min(len(text), e), i, p) for i, (s, e, p) in enumerate(marks)),
         key=lambda m: (m[0], m[2]),
     )
-    for start, end, number, payload in ordered:
+    for start, end, _, payload in ordered:
         start = max(start, cursor)
         if end <= start:
             continue
         if start > cursor:
             out.append(Segment(text[cursor:start]))
-        out.append(Segment(text[start:end], payload, number + 1))
+        out.append(Segment(text[start:end], payload))
         cursor = end
     if cursor < len(text):
         out.append(Segment(text[cursor:]))
     return out
+
+
+def numbered_segments(text: str, spans: list) -> list[Segment]:
+    """`text` cut around `spans` (objects with `start`/`end`), numbering each span 1, 2, ...
+
+    The number is set as `span.number`, the one the template shows on the mark
+    and in the list of explanations.
+    """
+    for number, span in enumerate(spans, start=1):
+        span.number = number
+    return segments(text, [(s.start, s.end, s) for s in spans])
 
 
 def passages_with_evidence(context: list[str] | str, spans: list) -> list[list[Segment]]:

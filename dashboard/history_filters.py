@@ -1,80 +1,66 @@
-"""Filters of the verification history page; every filter is a plain GET parameter."""
+"""Filters of the verification history page; every filter is a plain GET parameter.
+
+A django-filter `FilterSet`, like the API's list filter: each valid filter
+narrows the tenant's jobs, an invalid one is ignored and shown on the form.
+"""
 
 from __future__ import annotations
 
+import django_filters
 from django import forms
 from django.db.models import Q, QuerySet
 
 from verification.engine.types import QUERY_TYPES
-from verification.models import JobStatus
+from verification.models import JobStatus, VerificationJob
 
 from .policy_forms import MODES
 
-ANY = [("", "any")]
+ANY = "any"
+DATE = forms.DateInput(attrs={"type": "date"})
 
 
-class HistoryFilterForm(forms.Form):
-    q = forms.CharField(
-        required=False,
+class HistoryFilter(django_filters.FilterSet):
+    q = django_filters.CharFilter(
+        method="search",
         label="Search",
         max_length=200,
         widget=forms.SearchInput(attrs={"placeholder": "query, answer or ver_ id"}),
     )
-    status = forms.ChoiceField(required=False, choices=ANY + list(JobStatus.choices))
-    detected = forms.ChoiceField(
-        required=False,
+    status = django_filters.ChoiceFilter(choices=JobStatus.choices, empty_label=ANY)
+    detected = django_filters.ChoiceFilter(
+        method="filter_detected",
         label="Hallucination",
-        choices=ANY + [("yes", "detected"), ("no", "not detected")],
+        choices=[("yes", "detected"), ("no", "not detected")],
+        empty_label=ANY,
     )
-    mode = forms.ChoiceField(required=False, choices=ANY + MODES)
-    query_type = forms.ChoiceField(
-        required=False,
+    mode = django_filters.ChoiceFilter(choices=MODES, empty_label=ANY)
+    query_type = django_filters.ChoiceFilter(
         label="Query type",
-        choices=ANY + [(q, q.replace("_", " ")) for q in QUERY_TYPES],
+        choices=[(q, q.replace("_", " ")) for q in QUERY_TYPES],
+        empty_label=ANY,
     )
-    decision = forms.CharField(required=False, max_length=100)
-    min_score = forms.FloatField(
-        required=False,
+    decision = django_filters.CharFilter(max_length=100)
+    min_score = django_filters.NumberFilter(
+        field_name="score",
+        lookup_expr="gte",
         label="Score ≥",
         min_value=0,
         max_value=1,
         widget=forms.NumberInput(attrs={"step": "0.05", "min": 0, "max": 1}),
     )
-    start = forms.DateField(
-        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
+    start = django_filters.DateFilter(
+        field_name="created_at", lookup_expr="date__gte", label="From", widget=DATE
     )
-    end = forms.DateField(
-        required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
+    end = django_filters.DateFilter(
+        field_name="created_at", lookup_expr="date__lte", label="To", widget=DATE
     )
 
-    def apply(self, jobs: QuerySet) -> QuerySet:
-        """`jobs` narrowed by the valid filters (invalid ones are ignored and shown as errors)."""
-        if not self.is_valid():
-            return jobs
-        d = self.cleaned_data
-        if d["q"]:
-            from verification.models import VerificationJob
+    def search(self, jobs: QuerySet, name: str, value: str) -> QuerySet:
+        """A `ver_` id finds that job; anything else searches the query and the answer."""
+        job_id = VerificationJob.parse_public_id(value.strip())
+        if job_id:
+            return jobs.filter(pk=job_id)
+        return jobs.filter(Q(query__icontains=value) | Q(response__icontains=value))
 
-            job_id = VerificationJob.parse_public_id(d["q"].strip())
-            jobs = (
-                jobs.filter(pk=job_id)
-                if job_id
-                else jobs.filter(Q(query__icontains=d["q"]) | Q(response__icontains=d["q"]))
-            )
-        if d["status"]:
-            jobs = jobs.filter(status=d["status"])
-        if d["detected"]:
-            jobs = jobs.filter(detected=d["detected"] == "yes")
-        if d["mode"]:
-            jobs = jobs.filter(mode=d["mode"])
-        if d["query_type"]:
-            jobs = jobs.filter(query_type=d["query_type"])
-        if d["decision"]:
-            jobs = jobs.filter(decision=d["decision"])
-        if d["min_score"] is not None:
-            jobs = jobs.filter(score__gte=d["min_score"])
-        if d["start"]:
-            jobs = jobs.filter(created_at__date__gte=d["start"])
-        if d["end"]:
-            jobs = jobs.filter(created_at__date__lte=d["end"])
-        return jobs
+    def filter_detected(self, jobs: QuerySet, name: str, value: str) -> QuerySet:
+        return jobs.filter(detected=value == "yes")

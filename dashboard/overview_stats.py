@@ -74,17 +74,29 @@ class Overview:
                 "price": [d["price"] for d in self.cost_per_day],
                 "provider": [d["provider"] for d in self.cost_per_day],
             },
-            "decisions": {
-                "labels": [r["name"] for r in self.by_decision],
-                "total": [r["total"] for r in self.by_decision],
-                "detected": [r["detected"] for r in self.by_decision],
-            },
-            "queryTypes": {
-                "labels": [r["name"] for r in self.by_query_type],
-                "total": [r["total"] for r in self.by_query_type],
-                "detected": [r["detected"] for r in self.by_query_type],
-            },
+            "decisions": _breakdown_chart(self.by_decision),
+            "queryTypes": _breakdown_chart(self.by_query_type),
         }
+
+
+def _breakdown_chart(rows: list[dict[str, Any]]) -> dict[str, list]:
+    return {
+        "labels": [r["name"] for r in rows],
+        "total": [r["total"] for r in rows],
+        "detected": [r["detected"] for r in rows],
+    }
+
+
+def _daily(rows, period: DateRange, **aggregates) -> list[dict[str, Any]]:
+    """`aggregates` of `rows` per day of `period`, every day present (None where no row)."""
+    found = {
+        r["day"]: r
+        for r in rows.annotate(day=TruncDate("created_at")).values("day").annotate(**aggregates)
+    }
+    return [
+        {"day": day.isoformat(), **{k: found.get(day, {}).get(k) for k in aggregates}}
+        for day in period.days()
+    ]
 
 
 def _breakdown(jobs, column: str) -> list[dict[str, Any]]:
@@ -123,19 +135,11 @@ def overview(jobs, usage, period: DateRange) -> Overview:
     out.total, out.completed, out.failed = totals["total"], totals["completed"], totals["failed"]
     out.detected, out.avg_score = totals["detected"], totals["avg_score"]
 
-    daily = {
-        r["day"]: r
-        for r in jobs.annotate(day=TruncDate("created_at"))
-        .values("day")
-        .annotate(total=Count("id"), detected=Count("id", filter=Q(detected=True)))
-    }
     out.per_day = [
-        {
-            "day": day.isoformat(),
-            "total": daily.get(day, {}).get("total", 0),
-            "detected": daily.get(day, {}).get("detected", 0),
-        }
-        for day in period.days()
+        {"day": d["day"], "total": d["total"] or 0, "detected": d["detected"] or 0}
+        for d in _daily(
+            jobs, period, total=Count("id"), detected=Count("id", filter=Q(detected=True))
+        )
     ]
 
     bins = (
@@ -165,19 +169,13 @@ def overview(jobs, usage, period: DateRange) -> Overview:
     money = usage.aggregate(price=Sum("price_usd"), provider=Sum("provider_cost_usd"))
     out.revenue = float(money["price"] or 0)
     out.provider_cost = float(money["provider"] or 0)
-    cost_daily = {
-        r["day"]: r
-        for r in usage.annotate(day=TruncDate("created_at"))
-        .values("day")
-        .annotate(price=Sum("price_usd"), provider=Sum("provider_cost_usd"))
-    }
     out.cost_per_day = [
         {
-            "day": day.isoformat(),
-            "price": round(float(cost_daily.get(day, {}).get("price") or 0), 6),
-            "provider": round(float(cost_daily.get(day, {}).get("provider") or 0), 6),
+            "day": d["day"],
+            "price": round(float(d["price"] or 0), 6),
+            "provider": round(float(d["provider"] or 0), 6),
         }
-        for day in period.days()
+        for d in _daily(usage, period, price=Sum("price_usd"), provider=Sum("provider_cost_usd"))
     ]
 
     out.by_decision = _breakdown(jobs, "decision")

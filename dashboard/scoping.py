@@ -6,7 +6,8 @@ Every queryset a view touches goes through `scope.filter()` or
 `scope.get_or_404()`; another tenant's object therefore answers 404 exactly
 like a missing one. Members see only their own tenants; staff see every
 tenant and switch between them (the choice lives in the session). Viewers
-read; only owners, admins and staff may change anything (`edit=True`).
+read; only owners, admins and staff may change anything (`edit=True`). The
+one cross-tenant page, staff revenue, is a `tenant_view(staff=True)`.
 """
 
 from __future__ import annotations
@@ -56,12 +57,6 @@ class Scope:
             return self.filter(queryset, field).get(**lookup)
         except (queryset.model.DoesNotExist, ValueError, TypeError) as exc:
             raise Http404 from exc
-
-    def dangerously_all_tenants(self, queryset: QuerySet) -> QuerySet:
-        """Unscoped rows, for staff-only cross-tenant pages."""
-        if not self.is_staff:
-            raise PermissionDenied
-        return queryset
 
 
 def _tenants_for(user) -> tuple[list[Tenant], dict[int, str]]:

@@ -6,6 +6,8 @@ from decimal import Decimal
 
 from django import template
 
+from verification.engine.spans import risk_level
+
 register = template.Library()
 
 
@@ -27,19 +29,10 @@ def usd(value, digits: int = 4) -> str:
 
 @register.filter
 def score_level(value) -> str:
-    """CSS modifier for a score: low / moderate / high (DESIGN §3 risk levels 0.3/0.6)."""
+    """CSS modifier for a score: the engine's risk level (low / moderate / high), or none."""
     if value is None:
         return "none"
-    value = float(value)
-    return "high" if value >= 0.6 else "moderate" if value >= 0.3 else "low"
-
-
-@register.filter
-def get(mapping, key):
-    try:
-        return mapping.get(key)
-    except AttributeError:
-        return None
+    return risk_level(float(value))
 
 
 @register.filter
@@ -57,13 +50,6 @@ def width(value) -> str:
         return f"{max(0.0, min(1.0, float(value))) * 100:.1f}%"
     except (TypeError, ValueError):
         return "0%"
-
-
-@register.filter
-def is_single_checkbox(bound_field) -> bool:
-    from django.forms import CheckboxInput
-
-    return isinstance(bound_field.field.widget, CheckboxInput)
 
 
 @register.filter

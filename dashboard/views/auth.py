@@ -14,9 +14,7 @@ from ..scoping import switch_tenant, tenant_view
 class LoginView(auth_views.LoginView):
     template_name = "dashboard/login.html"
     redirect_authenticated_user = True
-
-    def get_default_redirect_url(self):
-        return reverse("dashboard:overview")
+    next_page = "dashboard:overview"
 
 
 class LogoutView(auth_views.LogoutView):

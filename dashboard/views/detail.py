@@ -9,10 +9,10 @@ from django.shortcuts import redirect, render
 from verification.models import Feedback, UsageRecord, VerificationJob
 
 from .. import job_extras
-from ..highlight import passages_with_evidence, segments
+from ..highlight import numbered_segments, passages_with_evidence
 from ..scoping import tenant_view
 
-LATENCY_STAGES = ("queue", "detect", "mitigate", "total")
+LATENCY_STAGES = ("queue", "detect", "mitigate")  # drawn in this order; "total" is separate
 
 
 class FeedbackForm(forms.Form):
@@ -42,20 +42,15 @@ def detail(request, scope, public_id: str):
             messages.success(request, "Thanks, your feedback was recorded.")
             return redirect("dashboard:verification", public_id=job.public_id)
 
-    all_spans = list(job.spans.all())
-    by_iteration: dict[int, list] = {}
-    for span in all_spans:
-        by_iteration.setdefault(span.iteration, []).append(span)
-    spans = by_iteration.get(0, [])
-    for number, span in enumerate(spans, start=1):
-        span.number = number
+    spans = list(job.spans.filter(iteration=0))  # later iterations are in mitigation steps
+    answer = numbered_segments(job.response, spans)
     usage = UsageRecord.objects.filter(job=job).first()
     latency = job.latency_ms or {}
     total = latency.get("total") or sum(v for k, v in latency.items() if k != "total") or 0
     stages = [
         {"name": k, "ms": latency[k], "pct": (100 * latency[k] / total) if total else 0}
         for k in LATENCY_STAGES
-        if k in latency and k != "total"
+        if k in latency
     ]
     return render(
         request,
@@ -64,7 +59,7 @@ def detail(request, scope, public_id: str):
             "nav": "history",
             "job": job,
             "spans": spans,
-            "answer": segments(job.response, [(s.start, s.end, s) for s in spans]),
+            "answer": answer,
             "final_differs": bool(job.final_response) and job.final_response != job.response,
             "passages": _labelled(job, passages_with_evidence(job.context, spans)),
             "mitigation": job_extras.mitigation(list(job.mitigation_steps.all())),

@@ -8,7 +8,7 @@ from django.shortcuts import render
 
 from verification.models import VerificationJob
 
-from ..history_filters import HistoryFilterForm
+from ..history_filters import HistoryFilter
 from ..scoping import tenant_view
 
 PAGE_SIZE = 25
@@ -16,11 +16,13 @@ PAGE_SIZE = 25
 
 @tenant_view
 def history(request, scope):
-    form = HistoryFilterForm(request.GET or None)
-    jobs = scope.filter(VerificationJob.objects.all())
-    jobs = form.apply(jobs) if request.GET else jobs
+    filters = HistoryFilter(
+        request.GET or None, queryset=scope.filter(VerificationJob.objects.all())
+    )
     jobs = (
-        jobs.defer("context", "messages", "final_response", "coverage", "citations", "metadata")
+        filters.qs.defer(
+            "context", "messages", "final_response", "coverage", "citations", "metadata"
+        )
         .annotate(span_count=Count("spans", filter=Q(spans__iteration=0)))
         .order_by("-created_at", "-id")
     )
@@ -30,5 +32,5 @@ def history(request, scope):
     return render(
         request,
         "dashboard/history.html",
-        {"nav": "history", "form": form, "page": page, "filter_query": params.urlencode()},
+        {"nav": "history", "form": filters.form, "page": page, "filter_query": params.urlencode()},
     )

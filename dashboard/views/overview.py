@@ -22,7 +22,7 @@ def overview_page(request, scope):
             "period": period,
             "range_form": form,
             "presets": PRESETS,
-            "active_preset": request.GET.get("days", "" if "start" in request.GET else "30"),
+            "active_preset": period.preset,
             "stats": stats,
             "charts": stats.charts(),
         },

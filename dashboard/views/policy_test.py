@@ -6,7 +6,7 @@ import logging
 
 from django.shortcuts import render
 
-from ..highlight import segments
+from ..highlight import numbered_segments
 from ..policy_actions import current_document
 from ..policy_forms import PolicyTestForm
 from ..policy_trial import run_trial
@@ -36,10 +36,7 @@ def test_policy(request, scope):
             log.exception("policy trial failed")
             error = f"The engine could not run this check ({type(exc).__name__})."
         else:
-            spans = outcome.result.spans
-            for number, span in enumerate(spans, start=1):
-                span.number = number
-            answer = segments(form.cleaned_data["response"], [(s.start, s.end, s) for s in spans])
+            answer = numbered_segments(form.cleaned_data["response"], outcome.result.spans)
     return render(
         request,
         "dashboard/policy_test.html",

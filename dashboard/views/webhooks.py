@@ -66,9 +66,7 @@ def webhooks(request, scope):
         form = EndpointForm()
     endpoints = scope.filter(WebhookEndpoint.objects.all()).order_by("-created_at")
     filters = DeliveryFilterForm(request.GET or None)
-    deliveries = scope.filter(WebhookDelivery.objects.select_related("endpoint")).order_by(
-        "-created_at", "-id"
-    )
+    deliveries = scope.filter(WebhookDelivery.objects.all()).order_by("-created_at", "-id")
     if filters.is_valid() and filters.cleaned_data["status"]:
         deliveries = deliveries.filter(status=filters.cleaned_data["status"])
     page = Paginator(deliveries.defer("payload"), 20).get_page(request.GET.get("page"))
@@ -90,23 +88,24 @@ def webhooks(request, scope):
     return response
 
 
+def _secret_shown_once(request, secret: str, what: str):
+    """The page with a new signing secret; its only copy, so no cache may keep it."""
+    response = render(
+        request,
+        "dashboard/secret_shown.html",
+        {"nav": "webhooks", "secret": secret, "what": what},
+    )
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 @require_POST
 @tenant_view(edit=True)
 def rotate(request, scope, pk: int):
     endpoint = scope.get_or_404(WebhookEndpoint.objects.all(), pk=pk)
     secret = endpoint.set_new_secret()
     endpoint.save(update_fields=["secret_encrypted"])
-    response = render(
-        request,
-        "dashboard/secret_shown.html",
-        {
-            "nav": "webhooks",
-            "secret": secret,
-            "what": endpoint.url,
-        },
-    )
-    response["Cache-Control"] = "no-store"
-    return response
+    return _secret_shown_once(request, secret, endpoint.url)
 
 
 @require_POST
@@ -115,17 +114,7 @@ def rotate_tenant_secret(request, scope):
     tenant = scope.tenant
     secret = tenant.rotate_webhook_secret()
     tenant.save(update_fields=["webhook_secret_encrypted"])
-    response = render(
-        request,
-        "dashboard/secret_shown.html",
-        {
-            "nav": "webhooks",
-            "secret": secret,
-            "what": "per-request callback URLs",
-        },
-    )
-    response["Cache-Control"] = "no-store"
-    return response
+    return _secret_shown_once(request, secret, "per-request callback URLs")
 
 
 @require_POST
@@ -149,7 +138,7 @@ def delete(request, scope, pk: int):
 
 @tenant_view
 def delivery(request, scope, pk: int):
-    item = scope.get_or_404(WebhookDelivery.objects.select_related("endpoint", "job"), pk=pk)
+    item = scope.get_or_404(WebhookDelivery.objects.select_related("job"), pk=pk)
     return render(
         request,
         "dashboard/delivery.html",

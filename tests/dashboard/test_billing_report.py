@@ -170,7 +170,6 @@ def test_staff_revenue_shows_each_tenant(client, staff_user, usage_a):
     assert "$9.0000" in body and "$0.0122" in body
 
 
-@pytest.mark.urls("tests.dashboard.billing_urls")
 class TestBillingApi:
     def test_json_report_for_the_keys_tenant(self, tenant_a, usage_a):
         response = client_for(tenant_a[1]).get(f"/v1/billing/reports/{MONTH}")

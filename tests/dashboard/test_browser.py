@@ -17,20 +17,12 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from dashboard.management.commands.dashboard_screenshots import ARGS
 from dashboard.policy_actions import current_document
 
 from .conftest import PASSWORD, add_span, add_usage, make_job
 
 CHROMIUM = os.environ.get("TRUTHLENS_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -53,6 +53,11 @@ def test_overview_numbers(tenant_a, tenant_b):
     latency = {r["mode"]: r for r in stats.latency_by_mode}
     assert latency["lightweight"]["p50"] == 20 and latency["standard"]["p95"] == 1950
     assert sum(d["total"] for d in stats.per_day) == 4 and len(stats.per_day) == 7
+    assert [d["detected"] for d in stats.per_day][-4:] == [0, 1, 0, 1]  # oldest first
+    assert [d["price"] for d in stats.cost_per_day] == [0, 0, 0] + [0.00106] * 4
+    charts = stats.charts()
+    assert charts["decisions"]["labels"] == [r["name"] for r in stats.by_decision]
+    assert sorted(charts["queryTypes"]["detected"]) == [2]
     assert {r["name"]: r["total"] for r in stats.by_decision} == {"default": 2, "medical": 2}
     assert round(stats.revenue, 5) == round(4 * 0.00106, 5)
 
@@ -68,6 +73,12 @@ def test_overview_page_and_date_range(client, owner_a, job_a):
     assert old.context["stats"].total == 0 and b"No verifications in this period" in old.content
     bad = client.get(reverse("dashboard:overview"), {"start": "2020-02-01", "end": "2020-01-01"})
     assert bad.status_code == 200 and b"must not be after" in bad.content
+    # the highlighted quick range is the one in force
+    assert response.context["active_preset"] == "7" and old.context["active_preset"] == ""
+    assert bad.context["active_preset"] == "30"  # an invalid range falls back to 30 days
+    end_only = client.get(reverse("dashboard:overview"), {"end": "2020-01-31"})
+    assert end_only.context["period"].end.isoformat() == "2020-01-31"
+    assert end_only.context["active_preset"] == ""
 
 
 def test_history_filters_and_paginates_without_n_plus_one(
@@ -102,6 +113,44 @@ def test_history_filters_and_paginates_without_n_plus_one(
     assert list(by_id.context["page"].object_list) == [one]
 
 
+def test_history_filters_by_each_field_and_ignores_only_the_invalid_one(
+    client, owner_a, tenant_a, tenant_b
+):
+    tenant = tenant_a[0]
+    old = make_job(
+        tenant,
+        score=0.2,
+        detected=False,
+        status="failed",
+        decision="medical",
+        query_type="summarization",
+        latency_ms={},
+        created_at=timezone.now() - dt.timedelta(days=40),
+    )
+    new = make_job(tenant, score=0.8)
+    make_job(tenant_b[0], score=0.9)  # never listed
+    client.force_login(owner_a)
+
+    def listed(**params):
+        response = client.get(reverse("dashboard:history"), params)
+        return response, list(response.context["page"].object_list)
+
+    response, rows = listed()
+    assert rows == [new, old]
+    body = response.content.decode()
+    assert '<td class="num">35 ms</td>' in body and '<td class="num">—</td>' in body  # latency
+    assert listed(status="failed")[1] == [old]
+    assert listed(detected="no")[1] == [old]
+    assert listed(query_type="summarization")[1] == [old]
+    assert listed(decision="medical")[1] == [old]
+    assert listed(min_score="0.5")[1] == [new]
+    cutoff = (timezone.now() - dt.timedelta(days=10)).date().isoformat()
+    assert listed(start=cutoff)[1] == [new] and listed(end=cutoff)[1] == [old]
+    # an invalid value is reported on its field; the valid filters still apply
+    response, rows = listed(min_score="5", decision="medical")
+    assert rows == [old] and "min_score" in response.context["form"].errors
+
+
 def test_detail_highlights_spans_with_label_and_confidence(client, owner_a, job_a):
     add_span(job_a, text="330 metres", label="unsupported", confidence=0.61)
     client.force_login(owner_a)
@@ -114,6 +163,19 @@ def test_detail_highlights_spans_with_label_and_confidence(client, owner_a, job_
     assert '<mark class="evidence"' in body and "built from 1887 to 1889" in body
     assert "Lightweight mode adds a warning" in body  # honest empty state for iterations
     assert "Only premium mode asks a second model" in body
+
+
+def test_detail_numbers_only_the_spans_of_the_customers_answer(client, owner_a, job_a):
+    add_span(job_a, text="330 metres", label="unsupported", iteration=1)  # a refinement's span
+    add_span(job_a, text="Eiffel Tower", label="unsupported", confidence=0.55)
+    client.force_login(owner_a)
+    response = client.get(reverse("dashboard:verification", kwargs={"public_id": job_a.public_id}))
+    spans = response.context["spans"]
+    assert [(s.text, s.number) for s in spans] == [("Eiffel Tower", 1), ("1950", 2)]
+    marked = [seg.mark.number for seg in response.context["answer"] if seg.mark]
+    assert marked == [1, 2] and "330 metres<sup" not in response.content.decode()
+    stages = [(s["name"], s["ms"]) for s in response.context["stages"]]
+    assert stages == [("queue", 4), ("detect", 31)] and response.context["latency_total"] == 35
 
 
 def test_detail_escapes_hostile_text(client, owner_a, tenant_a):
@@ -170,6 +232,7 @@ def test_webhook_endpoint_secret_rotation_and_replay(client, owner_a, delivery_a
     response = client.post(reverse("dashboard:endpoint-rotate", kwargs={"pk": endpoint.pk}))
     endpoint.refresh_from_db()
     assert endpoint.secret != old and endpoint.secret in response.content.decode()
+    assert response["Cache-Control"] == "no-store"
     page = client.get(reverse("dashboard:webhooks")).content.decode()
     assert delivery_a.event_id in page and ">500<" in page and endpoint.secret not in page
     response = client.post(reverse("dashboard:delivery-replay", kwargs={"pk": delivery_a.pk}))
@@ -184,6 +247,38 @@ def test_webhook_endpoint_secret_rotation_and_replay(client, owner_a, delivery_a
         reverse("dashboard:delivery", kwargs={"pk": delivery_a.pk})
     ).content.decode()
     assert "evt_test_a" in detail and "12 ms" in detail
+
+
+def test_callback_url_secret_rotation_shows_the_new_secret_once(client, owner_a, tenant_a):
+    tenant = tenant_a[0]
+    old = tenant.webhook_secret
+    client.force_login(owner_a)
+    response = client.post(reverse("dashboard:tenant-secret-rotate"))
+    tenant.refresh_from_db()
+    assert tenant.webhook_secret and tenant.webhook_secret != old
+    assert tenant.webhook_secret in response.content.decode()
+    assert "per-request callback URLs" in response.content.decode()
+    assert response["Cache-Control"] == "no-store"
+    assert tenant.webhook_secret not in client.get(reverse("dashboard:webhooks")).content.decode()
+
+
+def test_delivery_log_query_count_does_not_grow_with_rows(
+    client, owner_a, delivery_a, django_assert_max_num_queries
+):
+    for n in range(25):
+        WebhookDelivery.objects.create(
+            tenant=delivery_a.tenant,
+            job=delivery_a.job,
+            endpoint=delivery_a.endpoint,
+            url=delivery_a.url,
+            event_id=f"evt_many_{n}",
+            event_type="verification.completed",
+            payload={},
+        )
+    client.force_login(owner_a)
+    with django_assert_max_num_queries(8):
+        response = client.get(reverse("dashboard:webhooks"))
+    assert len(response.context["page"].object_list) == 20
 
 
 def test_webhook_endpoint_create_refuses_internal_addresses(client, owner_a, tenant_a, settings):
@@ -202,8 +297,11 @@ def test_webhook_endpoint_create_refuses_internal_addresses(client, owner_a, ten
 
 def test_modes_page_is_an_honest_empty_state_without_bandit_data(client, owner_a, job_a):
     client.force_login(owner_a)
-    body = client.get(reverse("dashboard:modes")).content.decode()
-    assert "No bandit data yet" in body and "lightweight" in body
+    response = client.get(reverse("dashboard:modes"))
+    assert "No bandit data yet" in response.content.decode()
+    # what did run is still shown: job_a's mode, as the policy chose it
+    assert response.context["sources"] == [{"mode": "lightweight", "mode_source": "policy", "n": 1}]
+    assert "<td>lightweight</td><td>policy</td>" in response.content.decode()
 
 
 def test_beta_posterior_summary_matches_known_quantiles():

@@ -128,6 +128,7 @@ def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, ten
     client.force_login(owner_a)
     page = client.get(reverse("dashboard:policy"))
     assert page.status_code == 200 and b"medical" in page.content
+    assert b'<span class="check"><label for="id_enabled">' in page.content  # checkbox in label
     # when the form is posted back untouched, nothing changes and no history row is added
     response = client.post(reverse("dashboard:policy"), editor_post(doc))
     assert response.status_code == 302
@@ -281,7 +282,8 @@ def test_test_box_runs_the_engine_under_the_tenants_policy(client, owner_a, tena
     assert outcome.resolved.decision == "medical" and outcome.resolved.threshold == 0.3
     assert outcome.result.status == "verified" and outcome.result.score is not None
     body = response.content.decode()
-    assert "medical" in body and "Result" in body
+    assert "<dt>decision</dt><dd>medical</dd>" in body
+    assert "<dt>threshold</dt><dd>0.3</dd>" in body
 
 
 def test_test_box_reports_unknown_decision(client, owner_a, settings):

@@ -9,7 +9,7 @@ from dashboard import urls as dashboard_urls
 from tenants.models import ApiKey
 from verification.models import Feedback, WebhookDelivery
 
-from .conftest import month_of
+from .conftest import PASSWORD, month_of
 
 pytestmark = pytest.mark.django_db
 
@@ -61,6 +61,17 @@ def _url(name, spec, objects=None):
 def test_every_dashboard_url_is_walked_by_these_tests():
     names = {p.name for p in dashboard_urls.urlpatterns}
     assert names == set(OBJECT_URLS) | set(TENANT_PAGES) | OTHER
+
+
+def test_sign_in_lands_on_the_overview_or_the_page_asked_for(client, owner_a):
+    login = reverse("dashboard:login")
+    response = client.post(login, {"username": "owner-a", "password": PASSWORD})
+    assert response.status_code == 302 and response["Location"] == reverse("dashboard:overview")
+    assert client.get(login)["Location"] == reverse("dashboard:overview")  # already signed in
+    client.logout()
+    history = reverse("dashboard:history")
+    response = client.post(f"{login}?next={history}", {"username": "owner-a", "password": PASSWORD})
+    assert response["Location"] == history
 
 
 def test_anonymous_visitors_are_sent_to_sign_in(client, objects_a):

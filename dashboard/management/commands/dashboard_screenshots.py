@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from verification.models import VerificationJob, WebhookDelivery
 
+# Chromium flags for a quiet headless run; the browser tests launch it the same way.
 ARGS = [
     "--headless",
     "--no-sandbox",

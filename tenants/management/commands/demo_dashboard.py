@@ -20,7 +20,9 @@ from django.utils import timezone
 from dashboard.models import PolicyChange
 from dashboard.policy_actions import save_policy
 from tenants.models import ApiKey, Membership, Plan, Tenant, WebhookEndpoint
+from verification.actions.billing import price_for
 from verification.engine.policy import PolicyDocument
+from verification.engine.spans import risk_level
 from verification.models import (
     DetectedSpan,
     Feedback,
@@ -330,7 +332,6 @@ class Command(BaseCommand):
     # --- jobs ----------------------------------------------------------------
     def _jobs(self, tenant, rng, count, now) -> list[VerificationJob]:
         VerificationJob.objects.filter(tenant=tenant, metadata__has_key=TAG).delete()
-        plan = tenant.plan
         jobs, spans, usage, feedback = [], [], [], []
         usage_by_job: dict[int, dict] = {}
         for _ in range(count):
@@ -387,13 +388,7 @@ class Command(BaseCommand):
                 model_score=score,
                 threshold=threshold,
                 detected=detected,
-                risk_level=""
-                if score is None
-                else "high"
-                if score >= 0.6
-                else "moderate"
-                if score >= 0.3
-                else "low",
+                risk_level="" if score is None else risk_level(score),
                 final_response=corrected if refined else answer,
                 iterations=(1 if mode == "premium" else rng.randint(1, 3)) if refined else 0,
                 final_score=round(rng.uniform(0.03, 0.22), 3) if refined else score,
@@ -443,11 +438,7 @@ class Command(BaseCommand):
                         "cost_usd": float(c),
                     }
                     cost += c
-            price = (
-                Decimal(str(plan.price_per_verification.get(mode, 0)))
-                + Decimal(detector_tokens) / 1000 * plan.price_per_1k_detector_tokens
-                + cost * plan.llm_markup
-            )
+            price = price_for(job, cost)
             usage_by_job[id(job)] = per_model
             usage.append(
                 UsageRecord(
