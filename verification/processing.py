@@ -257,7 +257,7 @@ def _finish_with_repair(plan: Plan, result: DetectionResult) -> None:
             final_response=repaired.final_response,
             final_score=repaired.final_score,
             warning=" ".join(w for w in repaired.warnings if w),
-            iterations=len(repaired.changes and [1] or []),
+            iterations=1 if repaired.changes else 0,
             detect_ms=plan.timings.get("detect", 0),
             mitigate_ms=int((time.monotonic() - started) * 1000),
             mitigation=repaired,
