@@ -142,7 +142,13 @@ def test_the_sweeper_republishes_queued_jobs_nobody_took(tenant_a, settings):
     job = _new(tenant_a[0])
     stale = timezone.now() - timedelta(seconds=settings.TRUTHLENS["JOB_LEASE_SECONDS"] + 5)
     VerificationJob.objects.filter(pk=job.pk).update(enqueued_at=stale)
+    before = OutboxMessage.objects.filter(job=job).count()
     assert sweep.sweep_stuck_jobs()["stale_queued"] == 1
+    assert OutboxMessage.objects.filter(job=job).count() == before + 1
+    job.refresh_from_db()
+    assert job.status == "queued" and job.enqueued_at > stale
+    # the fresh enqueued_at keeps the next sweep from publishing it again
+    assert sweep.sweep_stuck_jobs()["stale_queued"] == 0
 
 
 def test_the_relay_publishes_outbox_messages_left_behind(tenant_a, settings):
