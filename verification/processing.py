@@ -126,6 +126,12 @@ def process_jobs(jobs: list[VerificationJob]) -> None:
     for plan in plans:
         groups[plan.config].append(plan)
     metrics.DETECT_BATCH.observe(len(plans))
+    # One query for the batch, not one per job: which tenants can mitigate with an LLM.
+    with_llm = set(
+        LLMSettings.objects.filter(tenant_id__in={p.job.tenant_id for p in plans}).values_list(
+            "tenant_id", flat=True
+        )
+    )
     for config, members in groups.items():
         _maybe_inject_fault(members)
         started = time.monotonic()
@@ -135,7 +141,7 @@ def process_jobs(jobs: list[VerificationJob]) -> None:
         for plan, result in zip(members, results, strict=True):
             plan.timings["detect"] = detect_ms
             with bind(job_id=plan.job.public_id, tenant_id=str(plan.job.tenant_id)):
-                route(plan, result)
+                route(plan, result, has_llm=plan.job.tenant_id in with_llm)
                 log.info(
                     "detection finished",
                     extra={"status": result.status, "score": result.score, "ms": detect_ms},
@@ -151,13 +157,13 @@ def _uncertain(plan: Plan, result: DetectionResult) -> bool:
     return band.enabled and any(band.low <= s.confidence < band.high for s in result.spans)
 
 
-def route(plan: Plan, result: DetectionResult) -> None:
+def route(plan: Plan, result: DetectionResult, has_llm: bool) -> None:
     """Finish now (lightweight, nothing to fix, no-LLM repair) or hand over to mitigation.
 
-    The mitigate stage also runs the budgeted cascade when the policy enables it
-    and some span is in the uncertainty band: it needs an LLM, so not on the GPU queue.
+    `has_llm` says whether the job's tenant has LLM settings. The mitigate stage
+    also runs the budgeted cascade when the policy enables it and some span is in
+    the uncertainty band: it needs an LLM, so not on the GPU queue.
     """
-    has_llm = LLMSettings.objects.filter(tenant_id=plan.job.tenant_id).exists()
     if (
         has_llm
         and plan.resolved.enabled
@@ -251,7 +257,7 @@ def _finish_with_repair(plan: Plan, result: DetectionResult) -> None:
             final_response=repaired.final_response,
             final_score=repaired.final_score,
             warning=" ".join(w for w in repaired.warnings if w),
-            iterations=len(repaired.changes and [1] or []),
+            iterations=1 if repaired.changes else 0,
             detect_ms=plan.timings.get("detect", 0),
             mitigate_ms=int((time.monotonic() - started) * 1000),
             mitigation=repaired,

@@ -9,10 +9,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tenants.models import LLMSettings, Policy
+from tenants.models import Policy
 from tests.conftest import client_for
+from tests.fixtures.llm import configure_llm
 from tests.fixtures.workers import wait_until
-from tests.mitigation.fake_llm import FakeLLM, Reply
+from tests.mitigation.fake_llm import Reply
 from verification.models import (
     LLMCallRecord,
     UsageRecord,
@@ -32,24 +33,13 @@ def _job(public_id: str) -> VerificationJob:
     return VerificationJob.objects.get(pk=VerificationJob.parse_public_id(public_id))
 
 
-@pytest.fixture
-def fake_llm():
-    server = FakeLLM()
-    server.start()
-    yield server
-    server.stop()
-
-
 def test_a_worker_killed_mid_mitigation_completes_the_job_once(
     start_worker, tenant_a, eiffel, fake_llm
 ):
     # given a standard-mode tenant whose LLM answers the first call very slowly
     tenant, token = tenant_a
     Policy.objects.create(tenant=tenant, document={"default_mode": "standard"})
-    llm = LLMSettings(tenant=tenant, default_model="openai/primary", api_base=fake_llm.api_base)
-    llm.price_table = {"primary": {"input": 1.0, "output": 2.0}}
-    llm.api_key = "sk-test"
-    llm.save()
+    configure_llm(tenant, fake_llm, models=("primary",))
     first_call = threading.Event()
 
     def responder(body: dict) -> Reply:

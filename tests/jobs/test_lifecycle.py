@@ -12,7 +12,13 @@ from verification.actions.claim import claim, claim_more
 from verification.actions.complete import Outcome, complete_job, fail_job
 from verification.actions.create import NewVerification, create_verification
 from verification.engine.types import DetectionResult, Evidence, Span
-from verification.models import DetectedSpan, OutboxMessage, UsageRecord, VerificationJob
+from verification.models import (
+    DetectedSpan,
+    ModeArm,
+    OutboxMessage,
+    UsageRecord,
+    VerificationJob,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -94,6 +100,9 @@ def test_completion_stores_result_spans_and_one_usage_row(tenant_a):
     assert (span.evidence_passage, span.evidence_start, span.evidence_end) == (0, 0, 24)
     assert UsageRecord.objects.get(job=job).detector_tokens == 12
     assert set(job.latency_ms) == {"queue", "detect", "mitigate", "total"}
+    # a verified job feeds the bandit: its reward is stored and its arm counted
+    assert job.bandit_reward is not None
+    assert ModeArm.objects.get(tenant=tenant_a[0], mode="lightweight").pulls == 1
 
 
 def test_a_late_finisher_that_lost_its_lease_writes_nothing(tenant_a):
@@ -133,7 +142,13 @@ def test_the_sweeper_republishes_queued_jobs_nobody_took(tenant_a, settings):
     job = _new(tenant_a[0])
     stale = timezone.now() - timedelta(seconds=settings.TRUTHLENS["JOB_LEASE_SECONDS"] + 5)
     VerificationJob.objects.filter(pk=job.pk).update(enqueued_at=stale)
+    before = OutboxMessage.objects.filter(job=job).count()
     assert sweep.sweep_stuck_jobs()["stale_queued"] == 1
+    assert OutboxMessage.objects.filter(job=job).count() == before + 1
+    job.refresh_from_db()
+    assert job.status == "queued" and job.enqueued_at > stale
+    # the fresh enqueued_at keeps the next sweep from publishing it again
+    assert sweep.sweep_stuck_jobs()["stale_queued"] == 0
 
 
 def test_the_relay_publishes_outbox_messages_left_behind(tenant_a, settings):

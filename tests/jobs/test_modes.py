@@ -175,3 +175,26 @@ def test_the_cascade_sends_only_uncertain_spans_to_the_judge(tenant_a, fake_llm)
     assert call.role == "cascade"
     assert job.cascade["cost_usd"] == pytest.approx(float(call.cost_usd))
     assert UsageRecord.objects.get(job=job).llm_calls == 1
+
+
+def test_a_batch_looks_up_llm_settings_once_not_per_job(tenant_a, tenant_b, fake_llm):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    # given a batch of jobs from two tenants, one of which has an LLM
+    configure_llm(tenant_a[0], fake_llm)
+    jobs = []
+    for tenant in (tenant_a[0], tenant_a[0], tenant_b[0]):
+        job, _ = create_verification(
+            tenant, NewVerification(context=CONTEXT, response=WRONG, mode="lightweight")
+        )
+        jobs.append(claim(job.pk))
+    # when the batch is detected and routed
+    with CaptureQueriesContext(connection) as queries:
+        process_jobs(jobs)
+    # then the LLM settings table was read once for the whole batch
+    llm_reads = [q for q in queries.captured_queries if "tenants_llmsettings" in q["sql"]]
+    assert len(llm_reads) == 1, [q["sql"] for q in llm_reads]
+    for job in jobs:
+        job.refresh_from_db()
+        assert job.status == "completed" and job.mode == "lightweight"

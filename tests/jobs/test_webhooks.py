@@ -37,8 +37,19 @@ def test_deliveries_go_to_the_callback_and_to_subscribed_endpoints_only(tenant_a
     other.save()
     job = _job(tenant, callback_url="http://127.0.0.1:9/cb")
     ids = webhooks.create_deliveries(job, "verification.completed")
-    urls = set(WebhookDelivery.objects.filter(pk__in=ids).values_list("url", flat=True))
-    assert urls == {"http://127.0.0.1:9/cb", "http://127.0.0.1:9/a"}
+    deliveries = list(WebhookDelivery.objects.filter(pk__in=ids))
+    assert {d.url for d in deliveries} == {"http://127.0.0.1:9/cb", "http://127.0.0.1:9/a"}
+    # each target gets its own event id, in the row and in the signed payload
+    assert len({d.event_id for d in deliveries}) == 2
+    for delivery in deliveries:
+        assert delivery.payload["id"] == delivery.event_id
+        assert delivery.payload["type"] == "verification.completed"
+        assert delivery.payload["data"]["id"] == job.public_id
+
+
+def test_a_job_without_targets_creates_no_deliveries(tenant_a):
+    assert webhooks.create_deliveries(_job(tenant_a[0]), "verification.completed") == []
+    assert not WebhookDelivery.objects.exists()
 
 
 def test_an_endpoint_delivery_is_signed_with_the_endpoints_secret(tenant_a, receiver):

@@ -13,7 +13,8 @@ from django.utils import timezone
 from ..models import JobStatus, VerificationJob
 
 
-def _lease() -> timedelta:
+def lease() -> timedelta:
+    """How long a claim holds a job (detect or mitigate stage) before others may take it."""
     return timedelta(seconds=settings.TRUTHLENS["JOB_LEASE_SECONDS"])
 
 
@@ -28,7 +29,7 @@ def claim(job_id: uuid.UUID | str) -> VerificationJob | None:
         .filter(claimable)
         .update(
             status=JobStatus.RUNNING,
-            lease_expires_at=now + _lease(),
+            lease_expires_at=now + lease(),
             started_at=now,
             attempts=F("attempts") + 1,
         )
@@ -58,7 +59,7 @@ def claim_more(limit: int, exclude: uuid.UUID | None = None) -> list[Verificatio
             return []
         VerificationJob.objects.filter(id__in=ids, status=JobStatus.QUEUED).update(
             status=JobStatus.RUNNING,
-            lease_expires_at=now + _lease(),
+            lease_expires_at=now + lease(),
             started_at=now,
             attempts=F("attempts") + 1,
         )

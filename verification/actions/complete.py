@@ -93,7 +93,6 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
             "mitigate": outcome.mitigate_ms,
             "total": _ms(now - job.created_at),
         }
-        job.save()
         DetectedSpan.objects.bulk_create(
             [
                 DetectedSpan(
@@ -117,13 +116,17 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
             cost = trajectory.store(job, outcome.mitigation)
         billing.record_usage(job)
         _reward_mode(job, outcome, cost)
+        job.save()  # after the reward, so the row is written once (the job row is locked)
         deliveries = webhooks.create_deliveries(job, "verification.completed")
         transaction.on_commit(lambda: _after_commit(job, deliveries))
     return True
 
 
 def _reward_mode(job: VerificationJob, outcome: Outcome, cost_usd: float) -> None:
-    """Feed the bandit (DESIGN §6): verified means the final answer scored under the threshold."""
+    """Feed the bandit (DESIGN §6) and set `job.bandit_reward` (the caller saves the job).
+
+    Verified means the final answer scored under the threshold.
+    """
     if job.verification_status != "verified" or not job.mode:
         return
     from .. import bandit_store
@@ -131,7 +134,6 @@ def _reward_mode(job: VerificationJob, outcome: Outcome, cost_usd: float) -> Non
     final = job.final_score if job.final_score is not None else 1.0
     verified = final < (job.threshold if job.threshold is not None else 0.5)
     job.bandit_reward = bandit_store.record_outcome(job, verified, cost_usd, outcome.cost_weight)
-    VerificationJob.objects.filter(pk=job.pk).update(bandit_reward=job.bandit_reward)
 
 
 def fail_job(job_id: uuid.UUID, attempt: int | None, code: str, message: str) -> bool:

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from ..models import JobStatus, OutboxMessage, VerificationJob
 from ..queueing import TASK_MITIGATE, publish_outbox
-
-
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.TRUTHLENS["JOB_LEASE_SECONDS"])
+from .claim import lease
 
 
 def hand_to_mitigation(
@@ -37,7 +32,7 @@ def hand_to_mitigation(
             setattr(job, name, value)
         job.detection = detection
         job.stage = "mitigate"
-        job.lease_expires_at = now + _lease()
+        job.lease_expires_at = now + lease()
         job.latency_ms = {"detect": latency_detect}
         job.save()
         message = OutboxMessage.objects.create(job=job, task=TASK_MITIGATE, queue="mitigate")
@@ -52,7 +47,7 @@ def claim_mitigation(job_id: uuid.UUID | str) -> VerificationJob | None:
     touched = (
         VerificationJob.objects.filter(pk=job_id, status=JobStatus.RUNNING)
         .filter(claimable)
-        .update(stage="mitigating", lease_expires_at=now + _lease(), attempts=F("attempts") + 1)
+        .update(stage="mitigating", lease_expires_at=now + lease(), attempts=F("attempts") + 1)
     )
     if touched != 1:
         return None

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from ..models import JobStatus, OutboxMessage, VerificationJob
 from ..queueing import TASK_DETECT, TASK_MITIGATE, publish_outbox
+from .claim import lease
 from .complete import fail_job
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ def sweep_stuck_jobs(limit: int = 500) -> dict[str, int]:
             continue
         _requeue(job_id, "lease expired", stage)
         counts["expired"] += 1
-    stale_before = now - timedelta(seconds=conf["JOB_LEASE_SECONDS"])
+    stale_before = now - lease()
     stale = VerificationJob.objects.filter(
         status=JobStatus.QUEUED, enqueued_at__lt=stale_before
     ).values_list("pk", flat=True)[:limit]

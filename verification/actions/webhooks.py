@@ -26,12 +26,12 @@ log = logging.getLogger(__name__)
 SENDING_LEASE = timedelta(minutes=2)
 
 
-def event_payload(job: VerificationJob, event_type: str, event_id: str) -> dict:
+def event_payload(data: dict, event_type: str, event_id: str) -> dict:
     return {
         "id": event_id,
         "type": event_type,
         "created": int(timezone.now().timestamp()),
-        "data": VerificationSerializer(job).data,
+        "data": data,
     }
 
 
@@ -43,20 +43,24 @@ def create_deliveries(job: VerificationJob, event_type: str) -> list[int]:
     for endpoint in job.tenant.webhook_endpoints.filter(is_active=True):
         if endpoint.wants(event_type):
             targets.append((endpoint.url, endpoint.pk))
-    ids = []
+    if not targets:
+        return []
+    data = VerificationSerializer(job).data  # once per event: it reads the spans and usage
+    deliveries = []
     for url, endpoint_id in targets:
         event_id = "evt_" + secrets.token_hex(12)
-        delivery = WebhookDelivery.objects.create(
-            tenant=job.tenant,
-            job=job,
-            endpoint_id=endpoint_id,
-            url=url,
-            event_id=event_id,
-            event_type=event_type,
-            payload=event_payload(job, event_type, event_id),
+        deliveries.append(
+            WebhookDelivery(
+                tenant=job.tenant,
+                job=job,
+                endpoint_id=endpoint_id,
+                url=url,
+                event_id=event_id,
+                event_type=event_type,
+                payload=event_payload(data, event_type, event_id),
+            )
         )
-        ids.append(delivery.pk)
-    return ids
+    return [delivery.pk for delivery in WebhookDelivery.objects.bulk_create(deliveries)]
 
 
 def enqueue(delivery_ids: list[int]) -> None:
