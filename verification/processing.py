@@ -24,6 +24,7 @@ from .detections import result_to_dict
 from .detector_access import service_detector
 from .engine import DetectionConfig, DetectionInput, DetectionResult, verify_batch
 from .engine.mitigation.lightweight import warning_text
+from .engine.mitigation.redetect import redetector
 from .engine.mitigation.repair import repair
 from .engine.policy import PolicyDocument, Resolved, resolve
 from .engine.query_types import classify_query, default_classifier
@@ -238,11 +239,7 @@ def _finish_with_repair(plan: Plan, result: DetectionResult) -> None:
     started = time.monotonic()
     detector = service_detector()
     known = KnownTypes({plan.item.query: (plan.query_type, plan.query_type_confidence)})
-
-    def redetect(item: DetectionInput) -> DetectionResult:
-        return verify_batch([item], plan.config, detector, classifier=known)[0]
-
-    repaired = repair(plan.item, result, redetect=redetect)
+    repaired = repair(plan.item, result, redetect=redetector(plan.config, detector, known))
     complete_job(
         plan.job.pk,
         plan.attempt,
