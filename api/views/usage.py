@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from django.db.models import Count, Sum
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions
 from rest_framework.response import Response
 
+from verification.billing_report import BadMonth, current_month, month_bounds
 from verification.models import UsageRecord
 
 from ..serializers import UsageReportSerializer
 from .base import TenantScopedView
-
-
-def month_bounds(value: str | None) -> tuple[dt.datetime, dt.datetime, str]:
-    today = dt.datetime.now(dt.UTC)
-    label = value or f"{today.year:04d}-{today.month:02d}"
-    try:
-        start = dt.datetime.strptime(label, "%Y-%m").replace(tzinfo=dt.UTC)
-    except ValueError as exc:
-        raise exceptions.ValidationError({"month": "must look like YYYY-MM."}) from exc
-    end = (start + dt.timedelta(days=32)).replace(day=1)
-    return start, end, label
 
 
 class UsageView(TenantScopedView):
@@ -37,7 +25,11 @@ class UsageView(TenantScopedView):
         responses=UsageReportSerializer,
     )
     def get(self, request):
-        start, end, label = month_bounds(request.query_params.get("month"))
+        label = request.query_params.get("month") or current_month()
+        try:
+            start, end = month_bounds(label)
+        except BadMonth as exc:
+            raise exceptions.ValidationError({"month": "must look like YYYY-MM."}) from exc
         rows = self.get_queryset().filter(created_at__gte=start, created_at__lt=end)
         by_mode = {
             r["mode"]: {

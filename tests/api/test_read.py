@@ -1,3 +1,5 @@
+import datetime as dt
+
 import pytest
 
 from tenants.models import Plan
@@ -111,9 +113,13 @@ def test_the_tenant_rate_limit_answers_429_with_retry_after(tenant_a, client_a):
 
 
 def test_usage_reports_the_month(client_a):
+    now = dt.datetime.now(dt.UTC)
     body = client_a.get("/v1/usage").json()
-    assert body["verifications"] == 0 and "month" in body
+    assert body["verifications"] == 0 and body["month"] == f"{now.year:04d}-{now.month:02d}"
+    assert client_a.get("/v1/usage?month=2026-02").json()["month"] == "2026-02"
     assert client_a.get("/v1/usage?month=2026-13").status_code == 400
+    # the same month format as /v1/billing/reports/{month}: "2026-2" is not a month
+    assert client_a.get("/v1/usage?month=2026-2").status_code == 400
 
 
 def test_date_filters_with_extreme_offsets_are_not_server_errors(client_a):
