@@ -29,12 +29,12 @@ from verification.engine.messages import MessagesError, inputs_from_messages
 from verification.engine.mitigation import LLMError
 from verification.llm_access import client_for, model_config
 from verification.models import LLMCallRecord, VerificationJob
-from verification.notify import wait_for
 from verification.serializers import VerificationSerializer, verification_headers
 
 from ..errors import ServiceUnavailable
 from ..serializers import MessageSerializer
 from .base import TenantScopedView
+from .verifications import jobs_with_details, wait_until_final
 
 
 class ChatRequestSerializer(serializers.Serializer):
@@ -170,8 +170,8 @@ def _verify(tenant, api_key, item, messages, model, mode, call) -> VerificationJ
             cost_usd=Decimal(str(round(call.cost_usd, 8))),
             latency_ms=int(call.latency_ms),
         )
-    wait_for(job.public_id, settings.TRUTHLENS["GATEWAY_WAIT_SECONDS"], lambda: _final(job.pk))
-    return VerificationJob.objects.prefetch_related("spans").select_related("usage").get(pk=job.pk)
+    wait_until_final(job, settings.TRUTHLENS["GATEWAY_WAIT_SECONDS"])
+    return jobs_with_details().get(pk=job.pk)
 
 
 def _sse(payload: dict | str) -> bytes:
@@ -240,7 +240,3 @@ def _stream_response(tenant, api_key, llm, model, messages, v, mode) -> Streamin
     response["X-TruthLens-Enabled"] = "true"
     response["X-TruthLens-Detected"] = "pending"
     return response
-
-
-def _final(job_id) -> bool:
-    return VerificationJob.objects.filter(pk=job_id, status__in=["completed", "failed"]).exists()

@@ -126,3 +126,13 @@ def test_date_filters_with_extreme_offsets_are_not_server_errors(client_a):
     # schemathesis found this: Postgres refuses a -21:45 offset that Python accepts
     response = client_a.get("/v1/verifications?created_after=0070-01-07T05%3A40%3A59-21%3A45")
     assert response.status_code == 200
+
+
+def test_reading_a_job_loads_it_with_its_spans_and_usage_once(
+    client_a, eiffel, django_assert_num_queries
+):
+    job_id = client_a.post("/v1/verifications", eiffel, format="json").json()["id"]
+    client_a.get(f"/v1/verifications/{job_id}")  # key's last_used_at is now fresh
+    # then: the job with its usage (one join) and its spans; nothing else but the key lookup
+    with django_assert_num_queries(3):
+        assert client_a.get(f"/v1/verifications/{job_id}").json()["id"] == job_id
