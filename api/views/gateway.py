@@ -202,13 +202,8 @@ def _stream_response(tenant, api_key, llm, model, messages, v, mode) -> Streamin
 
     def events():
         parts: list[str] = []
-
-        def relay():
-            call = yield from client.stream(config, messages, role="gateway")
-            return call
-
         try:
-            gen = relay()
+            gen = client.stream(config, messages, role="gateway")  # returns its LLMCall
             while True:
                 try:
                     text = next(gen)
