@@ -29,6 +29,7 @@ from verification.engine.messages import MessagesError, inputs_from_messages
 from verification.engine.mitigation import LLMError
 from verification.llm_access import client_for, model_config
 from verification.models import LLMCallRecord, VerificationJob
+from verification.modes import ALL_MODES
 from verification.serializers import VerificationSerializer, verification_headers
 
 from ..errors import ServiceUnavailable
@@ -155,7 +156,7 @@ def _verify(tenant, api_key, item, messages, model, mode, call) -> VerificationJ
                 query=item.query or "",
                 messages=messages,
                 model=model,
-                mode=mode if mode in ("auto", "lightweight", "standard", "premium") else "auto",
+                mode=mode if mode in ALL_MODES else "auto",
                 metadata={"source": "gateway"},
             ),
             api_key=api_key,
