@@ -1,9 +1,10 @@
 import datetime as dt
+from decimal import Decimal
 
 import pytest
 
 from tenants.models import Plan
-from verification.models import VerificationJob
+from verification.models import UsageRecord, VerificationJob
 
 pytestmark = pytest.mark.django_db
 
@@ -120,6 +121,51 @@ def test_usage_reports_the_month(client_a):
     assert client_a.get("/v1/usage?month=2026-13").status_code == 400
     # the same month format as /v1/billing/reports/{month}: "2026-2" is not a month
     assert client_a.get("/v1/usage?month=2026-2").status_code == 400
+
+
+def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, client_a):
+    # given usage of tenant A in February (two modes), in March, and of tenant B in February
+    def record(tenant, mode, day, tokens, cost, price):
+        job = VerificationJob.objects.create(tenant=tenant, response="x", context=[])
+        UsageRecord.objects.create(
+            job=job,
+            tenant=tenant,
+            mode=mode,
+            detector_tokens=tokens,
+            provider_cost_usd=Decimal(cost),
+            price_usd=Decimal(price),
+            created_at=dt.datetime(2026, *day, tzinfo=dt.UTC),
+        )
+
+    record(tenant_a[0], "lightweight", (2, 1), 100, "0.001", "0.002")
+    record(tenant_a[0], "lightweight", (2, 28), 50, "0.0005", "0.002")
+    record(tenant_a[0], "premium", (2, 14), 10, "0.01", "0.05")
+    record(tenant_a[0], "premium", (3, 1), 999, "9", "9")
+    record(tenant_b[0], "premium", (2, 14), 999, "9", "9")
+    # when
+    body = client_a.get("/v1/usage?month=2026-02").json()
+    # then
+    assert body == {
+        "month": "2026-02",
+        "verifications": 3,
+        "detector_tokens": 160,
+        "provider_cost_usd": 0.0115,
+        "price_usd": 0.054,
+        "by_mode": {
+            "lightweight": {
+                "verifications": 2,
+                "detector_tokens": 150,
+                "provider_cost_usd": 0.0015,
+                "price_usd": 0.004,
+            },
+            "premium": {
+                "verifications": 1,
+                "detector_tokens": 10,
+                "provider_cost_usd": 0.01,
+                "price_usd": 0.05,
+            },
+        },
+    }
 
 
 def test_date_filters_with_extreme_offsets_are_not_server_errors(client_a):
