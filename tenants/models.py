@@ -126,10 +126,6 @@ class Membership(models.Model):
     def __str__(self) -> str:
         return f"{self.user} @ {self.tenant} ({self.role})"
 
-    @property
-    def can_edit(self) -> bool:
-        return self.role in (self.OWNER, self.ADMIN)
-
 
 class Policy(models.Model):
     """A tenant's verification policy (DESIGN §5), validated by `verification.engine.policy`."""
