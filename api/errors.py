@@ -48,7 +48,6 @@ def problem(
     title: str | None = None,
     errors: list[dict[str, str]] | None = None,
     instance: str | None = None,
-    **extra: Any,
 ) -> dict[str, Any]:
     default_slug, default_title = _TYPES.get(status_code, ("error", "Error"))
     body: dict[str, Any] = {
@@ -61,20 +60,14 @@ def problem(
         body["instance"] = instance
     if errors:
         body["errors"] = errors
-    body.update(extra)
     return body
 
 
-def problem_response(
-    status_code: int, detail: str, headers: dict[str, str] | None = None, **kw
-) -> JsonResponse:
+def problem_response(status_code: int, detail: str, **kw: Any) -> JsonResponse:
     """A plain Django response (for middleware and URL-level handlers)."""
-    response = JsonResponse(
+    return JsonResponse(
         problem(status_code, detail, **kw), status=status_code, content_type=CONTENT_TYPE
     )
-    for name, value in (headers or {}).items():
-        response[name] = value
-    return response
 
 
 def flatten_errors(detail: Any, path: str = "") -> list[dict[str, str]]:

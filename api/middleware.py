@@ -42,21 +42,24 @@ class BodySizeLimitMiddleware:
 
     def __call__(self, request):
         limit = settings.TRUTHLENS["MAX_BODY_BYTES"]
-        too_big = problem_response(
-            413, f"The request body exceeds the limit of {limit} bytes.", instance=request.path
-        )
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return problem_response(400, "Invalid Content-Length header.", instance=request.path)
-        if length > limit:
-            return too_big
-        if request.method in ("POST", "PUT", "PATCH") and not length:
-            # No declared length (chunked): read with Django's own cap.
-            try:
-                body = request.body
-            except RequestDataTooBig:
-                return too_big
-            if len(body) > limit:
-                return too_big
+        if length > limit or (
+            request.method in ("POST", "PUT", "PATCH")
+            and not length
+            and _body_too_big(request, limit)
+        ):
+            return problem_response(
+                413, f"The request body exceeds the limit of {limit} bytes.", instance=request.path
+            )
         return self.get_response(request)
+
+
+def _body_too_big(request, limit: int) -> bool:
+    """A body with no declared length (chunked), read with Django's own cap."""
+    try:
+        return len(request.body) > limit
+    except RequestDataTooBig:
+        return True

@@ -9,6 +9,8 @@ mounted files (Kubernetes/Docker secrets).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -51,30 +53,26 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name} must be a boolean (true/false), got {value!r}")
 
 
-def env_int(name: str, default: int, minimum: int | None = None) -> int:
+def _env_number(name: str, default, minimum, parse: Callable[[str], Any], kind: str):
+    """`parse(NAME)` (int or float), `default` when unset, refused below `minimum`."""
     value = _raw(name)
     if value is None:
         return default
     try:
-        number = int(value)
+        number = parse(value)
     except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from exc
+        raise ImproperlyConfigured(f"{name} must be {kind}, got {value!r}") from exc
     if minimum is not None and number < minimum:
         raise ImproperlyConfigured(f"{name} must be >= {minimum}, got {number}")
     return number
+
+
+def env_int(name: str, default: int, minimum: int | None = None) -> int:
+    return _env_number(name, default, minimum, int, "an integer")
 
 
 def env_float(name: str, default: float, minimum: float | None = None) -> float:
-    value = _raw(name)
-    if value is None:
-        return default
-    try:
-        number = float(value)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be a number, got {value!r}") from exc
-    if minimum is not None and number < minimum:
-        raise ImproperlyConfigured(f"{name} must be >= {minimum}, got {number}")
-    return number
+    return _env_number(name, default, minimum, float, "a number")
 
 
 def env_list(name: str, default: list[str]) -> list[str]:

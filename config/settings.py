@@ -167,7 +167,6 @@ TRUTHLENS = {
     # request limits
     "MAX_BODY_BYTES": env_int("TRUTHLENS_MAX_BODY_BYTES", 1_048_576, minimum=1024),
     "MAX_PASSAGES": env_int("TRUTHLENS_MAX_PASSAGES", 1000, minimum=1),
-    "MAX_WAIT_SECONDS": 30,
     # per-tenant default rate (plans may override): "<n>/<period>"
     "DEFAULT_RATE": env_str("TRUTHLENS_DEFAULT_RATE", "600/min"),
     # detection

@@ -12,6 +12,12 @@ from . import crypto
 from .keys import NewKey, generate_key
 
 
+def _new_webhook_secret() -> tuple[str, str]:
+    """A fresh `whsec_` signing secret and its encrypted form (the one that is stored)."""
+    secret = "whsec_" + secrets.token_urlsafe(32)
+    return secret, crypto.encrypt(secret)
+
+
 class Plan(models.Model):
     """Prices and limits a tenant buys (DESIGN §7)."""
 
@@ -51,8 +57,7 @@ class Tenant(models.Model):
         )
 
     def rotate_webhook_secret(self) -> str:
-        secret = "whsec_" + secrets.token_urlsafe(32)
-        self.webhook_secret_encrypted = crypto.encrypt(secret)
+        secret, self.webhook_secret_encrypted = _new_webhook_secret()
         return secret
 
     @property
@@ -121,10 +126,6 @@ class Membership(models.Model):
     def __str__(self) -> str:
         return f"{self.user} @ {self.tenant} ({self.role})"
 
-    @property
-    def can_edit(self) -> bool:
-        return self.role in (self.OWNER, self.ADMIN)
-
 
 class Policy(models.Model):
     """A tenant's verification policy (DESIGN §5), validated by `verification.engine.policy`."""
@@ -157,8 +158,7 @@ class WebhookEndpoint(models.Model):
         return crypto.decrypt(self.secret_encrypted)
 
     def set_new_secret(self) -> str:
-        secret = "whsec_" + secrets.token_urlsafe(32)
-        self.secret_encrypted = crypto.encrypt(secret)
+        secret, self.secret_encrypted = _new_webhook_secret()
         return secret
 
     def wants(self, event_type: str) -> bool:

@@ -29,12 +29,13 @@ from verification.engine.messages import MessagesError, inputs_from_messages
 from verification.engine.mitigation import LLMError
 from verification.llm_access import client_for, model_config
 from verification.models import LLMCallRecord, VerificationJob
-from verification.notify import wait_for
+from verification.modes import ALL_MODES
 from verification.serializers import VerificationSerializer, verification_headers
 
 from ..errors import ServiceUnavailable
 from ..serializers import MessageSerializer
 from .base import TenantScopedView
+from .verifications import jobs_with_details, wait_until_final
 
 
 class ChatRequestSerializer(serializers.Serializer):
@@ -155,7 +156,7 @@ def _verify(tenant, api_key, item, messages, model, mode, call) -> VerificationJ
                 query=item.query or "",
                 messages=messages,
                 model=model,
-                mode=mode if mode in ("auto", "lightweight", "standard", "premium") else "auto",
+                mode=mode if mode in ALL_MODES else "auto",
                 metadata={"source": "gateway"},
             ),
             api_key=api_key,
@@ -170,8 +171,8 @@ def _verify(tenant, api_key, item, messages, model, mode, call) -> VerificationJ
             cost_usd=Decimal(str(round(call.cost_usd, 8))),
             latency_ms=int(call.latency_ms),
         )
-    wait_for(job.public_id, settings.TRUTHLENS["GATEWAY_WAIT_SECONDS"], lambda: _final(job.pk))
-    return VerificationJob.objects.prefetch_related("spans").select_related("usage").get(pk=job.pk)
+    wait_until_final(job, settings.TRUTHLENS["GATEWAY_WAIT_SECONDS"])
+    return jobs_with_details().get(pk=job.pk)
 
 
 def _sse(payload: dict | str) -> bytes:
@@ -202,13 +203,8 @@ def _stream_response(tenant, api_key, llm, model, messages, v, mode) -> Streamin
 
     def events():
         parts: list[str] = []
-
-        def relay():
-            call = yield from client.stream(config, messages, role="gateway")
-            return call
-
         try:
-            gen = relay()
+            gen = client.stream(config, messages, role="gateway")  # returns its LLMCall
             while True:
                 try:
                     text = next(gen)
@@ -240,7 +236,3 @@ def _stream_response(tenant, api_key, llm, model, messages, v, mode) -> Streamin
     response["X-TruthLens-Enabled"] = "true"
     response["X-TruthLens-Detected"] = "pending"
     return response
-
-
-def _final(job_id) -> bool:
-    return VerificationJob.objects.filter(pk=job_id, status__in=["completed", "failed"]).exists()

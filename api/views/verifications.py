@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 import django_filters
+from django.db.models import QuerySet
+from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
@@ -14,6 +16,7 @@ from rest_framework.response import Response
 from verification import bandit_store
 from verification.actions.create import IdempotencyConflict, NewVerification, create_verification
 from verification.models import Feedback, VerificationJob
+from verification.models.jobs import FINAL_STATUSES
 from verification.notify import wait_for
 from verification.policies import policy_for
 from verification.serializers import VerificationSerializer, verification_headers
@@ -56,8 +59,19 @@ class NewestFirst(CursorPagination):
     max_page_size = 200
 
 
+def jobs_with_details() -> QuerySet[VerificationJob]:
+    """Jobs with what `VerificationSerializer` reads (spans, usage) fetched up front."""
+    return VerificationJob.objects.prefetch_related("spans").select_related("usage")
+
+
+def wait_until_final(job: VerificationJob, timeout_s: float) -> None:
+    """Block up to `timeout_s` for `job` to complete or fail (woken early when it does)."""
+    finished = VerificationJob.objects.filter(pk=job.pk, status__in=FINAL_STATUSES)
+    wait_for(job.public_id, timeout_s, finished.exists)
+
+
 def _job_response(job: VerificationJob, code: int, **headers: str) -> Response:
-    job = VerificationJob.objects.prefetch_related("spans").select_related("usage").get(pk=job.pk)
+    """`job` must come from `jobs_with_details()`."""
     response = Response(VerificationSerializer(job).data, status=code)
     for name, value in {**verification_headers(job), **headers}.items():
         response[name] = value
@@ -70,7 +84,7 @@ class VerificationListCreate(TenantScopedView):
     pagination_class = NewestFirst
 
     def base_queryset(self):
-        return VerificationJob.objects.prefetch_related("spans").select_related("usage")
+        return jobs_with_details()
 
     @extend_schema(
         request=VerificationRequestSerializer,
@@ -113,8 +127,8 @@ class VerificationListCreate(TenantScopedView):
         except IdempotencyConflict as exc:
             raise Conflict("This Idempotency-Key was used with a different request body.") from exc
         if v["wait"] and not job.is_final:
-            wait_for(job.public_id, v["wait"], lambda: _is_final(job.pk))
-            job.refresh_from_db()
+            wait_until_final(job, v["wait"])
+        job = jobs_with_details().get(pk=job.pk)
         code = status.HTTP_200_OK if job.is_final else status.HTTP_202_ACCEPTED
         extra = {"Location": f"/v1/verifications/{job.public_id}"}
         if not created:
@@ -143,19 +157,13 @@ def _check_against_policy(tenant, v: dict) -> None:
         raise ValidationError(errors)
 
 
-def _is_final(job_id) -> bool:
-    return VerificationJob.objects.filter(pk=job_id, status__in=["completed", "failed"]).exists()
-
-
 class VerificationDetail(TenantScopedView):
     serializer_class = VerificationSerializer
 
     def base_queryset(self):
-        return VerificationJob.objects.all()
+        return jobs_with_details()
 
     def get_job(self, public_id: str) -> VerificationJob:
-        from django.http import Http404
-
         job_id = VerificationJob.parse_public_id(public_id)
         job = self.get_queryset().filter(pk=job_id).first() if job_id else None
         if job is None:  # missing and not-yours answer the same
@@ -163,13 +171,14 @@ class VerificationDetail(TenantScopedView):
         return job
 
     def get(self, request, public_id: str):
-        job = self.get_job(public_id)
-        code = status.HTTP_200_OK
-        return _job_response(job, code)
+        return _job_response(self.get_job(public_id), status.HTTP_200_OK)
 
 
 class VerificationFeedback(VerificationDetail):
     http_method_names = ["post", "options"]
+
+    def base_queryset(self):  # feedback does not show the job's spans or usage
+        return VerificationJob.objects.all()
 
     @extend_schema(request=FeedbackRequestSerializer, responses={201: None})
     def post(self, request, public_id: str):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -42,17 +41,13 @@ class WebhookEndpointDetail(TenantScopedView):
     def base_queryset(self):
         return WebhookEndpoint.objects.all()
 
-    def _get(self, pk: int) -> WebhookEndpoint:
-        endpoint = self.get_queryset().filter(pk=pk).first()
-        if endpoint is None:
-            raise Http404
-        return endpoint
-
+    # get_object() looks `pk` up in the tenant-scoped get_queryset(): another
+    # tenant's endpoint is a 404, exactly like a missing one.
     def get(self, request, pk: int):
-        return Response(WebhookEndpointSerializer(self._get(pk)).data)
+        return Response(WebhookEndpointSerializer(self.get_object()).data)
 
     def delete(self, request, pk: int):
-        self._get(pk).delete()
+        self.get_object().delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -61,7 +56,7 @@ class WebhookEndpointRotate(WebhookEndpointDetail):
 
     @extend_schema(request=None, responses={200: WebhookEndpointSerializer})
     def post(self, request, pk: int):
-        endpoint = self._get(pk)
+        endpoint = self.get_object()
         secret = endpoint.set_new_secret()
         endpoint.save(update_fields=["secret_encrypted"])
         return Response({**WebhookEndpointSerializer(endpoint).data, "secret": secret})

@@ -1,7 +1,10 @@
+import datetime as dt
+from decimal import Decimal
+
 import pytest
 
 from tenants.models import Plan
-from verification.models import VerificationJob
+from verification.models import UsageRecord, VerificationJob
 
 pytestmark = pytest.mark.django_db
 
@@ -111,12 +114,71 @@ def test_the_tenant_rate_limit_answers_429_with_retry_after(tenant_a, client_a):
 
 
 def test_usage_reports_the_month(client_a):
+    now = dt.datetime.now(dt.UTC)
     body = client_a.get("/v1/usage").json()
-    assert body["verifications"] == 0 and "month" in body
+    assert body["verifications"] == 0 and body["month"] == f"{now.year:04d}-{now.month:02d}"
+    assert client_a.get("/v1/usage?month=2026-02").json()["month"] == "2026-02"
     assert client_a.get("/v1/usage?month=2026-13").status_code == 400
+    # the same month format as /v1/billing/reports/{month}: "2026-2" is not a month
+    assert client_a.get("/v1/usage?month=2026-2").status_code == 400
+
+
+def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, client_a):
+    # given usage of tenant A in February (two modes), in March, and of tenant B in February
+    def record(tenant, mode, day, tokens, cost, price):
+        job = VerificationJob.objects.create(tenant=tenant, response="x", context=[])
+        UsageRecord.objects.create(
+            job=job,
+            tenant=tenant,
+            mode=mode,
+            detector_tokens=tokens,
+            provider_cost_usd=Decimal(cost),
+            price_usd=Decimal(price),
+            created_at=dt.datetime(2026, *day, tzinfo=dt.UTC),
+        )
+
+    record(tenant_a[0], "lightweight", (2, 1), 100, "0.001", "0.002")
+    record(tenant_a[0], "lightweight", (2, 28), 50, "0.0005", "0.002")
+    record(tenant_a[0], "premium", (2, 14), 10, "0.01", "0.05")
+    record(tenant_a[0], "premium", (3, 1), 999, "9", "9")
+    record(tenant_b[0], "premium", (2, 14), 999, "9", "9")
+    # when
+    body = client_a.get("/v1/usage?month=2026-02").json()
+    # then
+    assert body == {
+        "month": "2026-02",
+        "verifications": 3,
+        "detector_tokens": 160,
+        "provider_cost_usd": 0.0115,
+        "price_usd": 0.054,
+        "by_mode": {
+            "lightweight": {
+                "verifications": 2,
+                "detector_tokens": 150,
+                "provider_cost_usd": 0.0015,
+                "price_usd": 0.004,
+            },
+            "premium": {
+                "verifications": 1,
+                "detector_tokens": 10,
+                "provider_cost_usd": 0.01,
+                "price_usd": 0.05,
+            },
+        },
+    }
 
 
 def test_date_filters_with_extreme_offsets_are_not_server_errors(client_a):
     # schemathesis found this: Postgres refuses a -21:45 offset that Python accepts
     response = client_a.get("/v1/verifications?created_after=0070-01-07T05%3A40%3A59-21%3A45")
     assert response.status_code == 200
+
+
+def test_reading_a_job_loads_it_with_its_spans_and_usage_once(
+    client_a, eiffel, django_assert_num_queries
+):
+    job_id = client_a.post("/v1/verifications", eiffel, format="json").json()["id"]
+    client_a.get(f"/v1/verifications/{job_id}")  # key's last_used_at is now fresh
+    # then: the job with its usage (one join) and its spans; nothing else but the key lookup
+    with django_assert_num_queries(3):
+        assert client_a.get(f"/v1/verifications/{job_id}").json()["id"] == job_id

@@ -7,7 +7,8 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from tenants.models import Plan
+from tenants.models import ApiKey, Plan
+from tests.conftest import client_for
 from verification.models import VerificationJob
 
 pytestmark = pytest.mark.django_db
@@ -68,3 +69,13 @@ def test_no_quota_means_unlimited(tenant_a, client_a, eiffel):
         client_a.post("/v1/verifications", eiffel, format="json").status_code for _ in range(3)
     }
     assert codes == {202}
+
+
+def test_the_rate_limit_is_shared_by_all_keys_of_a_tenant(tenant_a, tenant_b, client_a, client_b):
+    _plan(tenant_a[0], rate_limit="2/min")
+    _, second_key = ApiKey.issue(tenant_a[0], name="second")
+    assert client_a.get("/v1/verifications").status_code == 200
+    assert client_for(second_key).get("/v1/verifications").status_code == 200
+    # a new key does not get a fresh allowance, but another tenant is not affected
+    assert client_for(second_key).get("/v1/verifications").status_code == 429
+    assert client_b.get("/v1/verifications").status_code == 200
