@@ -30,6 +30,7 @@ from verification.engine.mitigation import LLMError
 from verification.llm_access import client_for, model_config
 from verification.models import LLMCallRecord, VerificationJob
 from verification.modes import ALL_MODES
+from verification.policies import policy_for, request_errors
 from verification.serializers import VerificationSerializer, verification_headers
 
 from ..errors import ServiceUnavailable
@@ -82,7 +83,14 @@ class ChatCompletions(TenantScopedView):
             raise ValidationError({"model": "this tenant has no upstream LLM configured."})
         model = v["model"] or llm.default_model
         messages = [{k: m[k] for k in m if m[k] is not None} for m in v["messages"]]
-        mode = request.headers.get("X-TruthLens-Mode", "auto")
+        mode = request.headers.get("X-TruthLens-Mode", "auto").strip() or "auto"
+        # Checked before the upstream call: a refused mode must not cost the tenant an LLM call.
+        if mode != "auto" and mode not in ALL_MODES:
+            raise ValidationError(
+                {"mode": [f"X-TruthLens-Mode must be auto or one of {', '.join(ALL_MODES)}."]}
+            )
+        if errors := request_errors(policy_for(self.tenant), mode):
+            raise ValidationError(errors)
         if v["stream"]:
             return _stream_response(self.tenant, request.auth, llm, model, messages, v, mode)
         try:
@@ -156,7 +164,7 @@ def _verify(tenant, api_key, item, messages, model, mode, call) -> VerificationJ
                 query=item.query or "",
                 messages=messages,
                 model=model,
-                mode=mode if mode in ALL_MODES else "auto",
+                mode=mode,
                 metadata={"source": "gateway"},
             ),
             api_key=api_key,

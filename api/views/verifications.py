@@ -18,7 +18,7 @@ from verification.actions.create import IdempotencyConflict, NewVerification, cr
 from verification.models import Feedback, VerificationJob
 from verification.models.jobs import FINAL_STATUSES
 from verification.notify import wait_for
-from verification.policies import policy_for
+from verification.policies import policy_for, request_errors
 from verification.serializers import VerificationSerializer, verification_headers
 
 from ..errors import Conflict
@@ -143,16 +143,7 @@ class VerificationListCreate(TenantScopedView):
 
 
 def _check_against_policy(tenant, v: dict) -> None:
-    """A requested mode must be one the policy allows; a named decision must exist."""
-    policy = policy_for(tenant)
-    errors = {}
-    if v["mode"] != "auto" and v["mode"] not in policy.allowed_modes:
-        errors["mode"] = [
-            f"mode '{v['mode']}' is not allowed by this tenant's policy "
-            f"(allowed: {', '.join(policy.allowed_modes)})."
-        ]
-    if v.get("decision") and not any(d.name == v["decision"] for d in policy.decisions):
-        errors["decision"] = [f"the policy has no decision named '{v['decision']}'."]
+    errors = request_errors(policy_for(tenant), v["mode"], v.get("decision"))
     if errors:
         raise ValidationError(errors)
 

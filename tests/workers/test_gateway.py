@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tenants.models import Policy
 from tests.conftest import client_for
 from tests.fixtures.llm import configure_llm
 from verification.models import LLMCallRecord, UsageRecord
@@ -62,6 +63,29 @@ def test_the_gateway_needs_an_upstream_llm(client_a):
     no_llm = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
     assert no_llm.status_code == 400
     assert no_llm.json()["errors"][0]["field"] == "model"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("header", "stream"),
+    [("premium", False), ("premium", True), ("turbo", False)],
+)
+def test_a_mode_header_the_policy_refuses_is_a_400_before_any_upstream_call(
+    tenant_a, fake_llm, header, stream
+):
+    tenant, token = tenant_a
+    configure_llm(tenant, fake_llm)
+    Policy.objects.create(tenant=tenant, document={"allowed_modes": ["lightweight", "standard"]})
+    fake_llm.script("The Eiffel Tower is 300 metres tall.")
+    response = client_for(token).post(
+        "/v1/chat/completions",
+        {"messages": CONVERSATION, "stream": stream},
+        format="json",
+        HTTP_X_TRUTHLENS_MODE=header,
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "mode"
+    assert fake_llm.requests == []  # refused up front: the tenant pays for no upstream call
 
 
 def _events(response) -> list:
