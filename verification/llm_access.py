@@ -6,7 +6,7 @@ from django.conf import settings
 
 from tenants.models import LLMSettings
 
-from .engine.mitigation import LLMClient, ModelConfig, Price
+from .engine.mitigation import LLMClient, ModelConfig, Price, RetryPolicy
 
 
 def prices(llm: LLMSettings) -> dict[str, Price]:
@@ -32,4 +32,5 @@ def model_config(llm: LLMSettings, name: str, max_tokens: int = 512) -> ModelCon
 
 
 def client_for(llm: LLMSettings) -> LLMClient:
-    return LLMClient(prices=prices(llm))
+    """The tenant's client: its prices, and `max_retries` retries after the first attempt."""
+    return LLMClient(prices=prices(llm), retry=RetryPolicy(attempts=llm.max_retries + 1))
