@@ -201,14 +201,11 @@ def _embedded(device: torch.device):
     if device == resolve_device(None):
         return load_detector("embedded")
     # The registry loads on the default device; compose the same detector elsewhere.
-    from verification.engine.detectors.embedded import DEFAULT_MODEL_DIR, EmbeddedDetector
-    from verification.engine.detectors.ensemble import EnsembleDetector
+    from verification.engine.detectors.embedded import EmbeddedDetector
+    from verification.engine.detectors.ensemble import shipped_ensemble
     from verification.engine.detectors.lexical import LexicalDetector
-    from verification.engine.detectors.response_head import load_head
 
-    return EnsembleDetector(
-        EmbeddedDetector(device=device), LexicalDetector(), head=load_head(DEFAULT_MODEL_DIR)
-    )
+    return shipped_ensemble(EmbeddedDetector(device=device), LexicalDetector())
 
 
 def load_systems(config: BenchConfig, model_dir: Path) -> dict[str, tuple[Callable, str]]:

@@ -71,3 +71,12 @@ class EnsembleDetector:
                 combined.response_prob = self.head.probability(features)
             out.append(combined)
         return out
+
+
+def shipped_ensemble(model: Detector, lexical: Detector) -> EnsembleDetector:
+    """The default detector ("embedded"): `model` (the shipped MiniLM classifier, on any
+    device) with `lexical`, equal weights and the response head shipped beside the model."""
+    from .embedded import DEFAULT_MODEL_DIR
+    from .response_head import load_head
+
+    return EnsembleDetector(model, lexical, head=load_head(DEFAULT_MODEL_DIR))

@@ -44,13 +44,9 @@ def _normalise(spec: str) -> str:
 
 def _build(key: str, dtype: str | None) -> Detector:
     if key == "embedded":
-        from .embedded import DEFAULT_MODEL_DIR
-        from .ensemble import EnsembleDetector
-        from .response_head import load_head
+        from .ensemble import shipped_ensemble
 
-        return EnsembleDetector(
-            load_detector("minilm"), load_detector("lexical"), head=load_head(DEFAULT_MODEL_DIR)
-        )
+        return shipped_ensemble(load_detector("minilm"), load_detector("lexical"))
     if key == "minilm":
         from .embedded import EmbeddedDetector
 
