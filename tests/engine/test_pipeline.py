@@ -122,10 +122,21 @@ def test_entailed_spans_are_dropped_and_no_longer_count(eiffel, scripted):
         ).score
         == 0.0
     )
-    unexplained = dataclasses.replace(CONFIG, explain=False)
+    # with neither explanations nor typed checks, nothing discounts the detector's 0.8
+    unexplained = dataclasses.replace(CONFIG, explain=False, typed_checks=False)
     assert run(
         DetectionInput.build(eiffel, "It is 330 metres tall.", "How tall?"), detector, unexplained
     ).score == pytest.approx(0.8)
+    # the typed checks alone see that "330 metres" is stated in the context
+    typed_only = dataclasses.replace(CONFIG, explain=False)
+    assert (
+        run(
+            DetectionInput.build(eiffel, "It is 330 metres tall.", "How tall?"),
+            detector,
+            typed_only,
+        ).score
+        < 0.5
+    )
 
 
 def test_noisy_or_aggregation_combines_several_suspicious_tokens(eiffel, scripted):

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import get_args
 
+from . import typed_checks
 from .citations import CitationPolicy, check_citations
 from .detectors.base import Detector
 from .embeddings import Encoder, get_encoder
@@ -26,6 +27,7 @@ from .types import (
     Coverage,
     DetectionInput,
     DetectionResult,
+    Evidence,
     Span,
     TokenPrediction,
     TokenProb,
@@ -49,6 +51,7 @@ class DetectionConfig:
     citation_weight: float = 0.5  # 0 disables the citation signal
     citation_policy: CitationPolicy = field(default_factory=CitationPolicy)
     max_context_chars: int | None = 200_000  # longer contexts are cut (and reported)
+    typed_checks: bool = True  # normalised value, negation and antonym checks (typed_checks.py)
 
     def __post_init__(self) -> None:
         for name in ("threshold", "token_threshold", "min_span_confidence", "citation_weight"):
@@ -207,6 +210,23 @@ def _score(
     encoder: Encoder | None,
 ) -> DetectionResult:
     coverage = _merge_coverage(pred.coverage, cap)
+    findings: list[typed_checks.Finding] = []
+    if config.typed_checks:
+        done = pred.typed_findings  # the default detector checked before its head
+        findings = (
+            list(done)
+            if done is not None
+            else typed_checks.check(prepared.context, prepared.response)
+        )
+    if findings:
+        prob = pred.response_prob
+        pred = replace(
+            pred,
+            tokens=typed_checks.adjust(pred.tokens, findings),
+            response_prob=None
+            if prob is None
+            else typed_checks.floor_score(prob, findings, prepared.context),
+        )
     spans = merge_spans(
         original.response,
         pred.tokens,
@@ -219,7 +239,7 @@ def _score(
     if config.explain:
         explained = explain_spans(prepared, spans, encoder)
         tokens = _without_entailed(pred.tokens, spans, explained)
-        spans = explained
+        spans = _with_conflicts(prepared, explained, findings)
     model_score = response_score(
         tokens, spans, config.aggregation, config.token_threshold, pred.response_prob
     )
@@ -264,6 +284,37 @@ def _score(
             "and no hallucination was found in the part that was checked",
         )
     return result
+
+
+def _with_conflicts(
+    item: DetectionInput, spans: list[Span], findings: Sequence[typed_checks.Finding]
+) -> list[Span]:
+    """Spans with every typed conflict reported as a contradiction with its evidence:
+    a span over it is relabelled, and a conflict no span covers is added."""
+    out = list(spans)
+    for f in findings:
+        if f.verdict != "conflict" or f.evidence is None:
+            continue
+        passage = item.context[f.evidence[0]]
+        lo, hi = typed_checks.sentence_around(passage, f.evidence[1], f.evidence[2])
+        evidence = Evidence(f.evidence[0], lo, hi, passage[lo:hi])
+        hits = [i for i, s in enumerate(out) if s.start < f.end and f.start < s.end]
+        for i in hits:
+            out[i] = replace(out[i], label="contradiction", evidence=evidence, reason=f.reason)
+        if not hits:
+            text = item.response[f.start : f.end]
+            out.append(
+                Span(
+                    f.start,
+                    f.end,
+                    text,
+                    typed_checks.CONFLICT_FLOOR,
+                    "contradiction",
+                    evidence,
+                    f.reason,
+                )  # fmt: skip
+            )
+    return sorted(out, key=lambda s: s.start)
 
 
 def _without_entailed(

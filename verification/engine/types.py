@@ -93,6 +93,12 @@ class TokenPrediction:
     #: The detector's own calibrated example-level probability, when it has a
     #: response head (the default detector does); used by "calibrated" aggregation.
     response_prob: float | None = None
+    #: A model with a pair head (the v2 default): its probability that the answer
+    #: as a whole is not entailed, the minimum over the context windows.
+    pair_prob: float | None = None
+    #: `typed_checks.Finding`s when the detector already applied the typed checks (the
+    #: default does, before its head); None: the pipeline checks and applies them.
+    typed_findings: list[Any] | None = None
 
 
 @dataclass

@@ -23,7 +23,10 @@ probability, used by the "calibrated" aggregation (the policy default).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
+from .. import typed_checks
 from ..types import DetectionInput, TokenPrediction, TokenProb
 from .base import Detector
 from .response_head import ResponseHead, response_features, word_probs
@@ -39,7 +42,10 @@ def combine(
         for w, m in zip(grounded.tokens, overlap, strict=True)
     ]
     return TokenPrediction(
-        tokens=tokens, coverage=learned.coverage, detector_tokens=learned.detector_tokens
+        tokens=tokens,
+        coverage=learned.coverage,
+        detector_tokens=learned.detector_tokens,
+        pair_prob=learned.pair_prob,
     )
 
 
@@ -50,6 +56,7 @@ class EnsembleDetector:
         lexical: Detector,
         model_weight: float = 0.5,
         head: ResponseHead | None = None,
+        typed: bool = True,
     ) -> None:
         if not 0.0 <= model_weight <= 1.0:
             raise ValueError("model_weight must be in [0, 1]")
@@ -57,6 +64,7 @@ class EnsembleDetector:
         self.lexical = lexical
         self.model_weight = model_weight
         self.head = head
+        self.typed = typed  # apply `typed_checks` (see there) to both members' tokens
         self.name = f"{model.name}+{lexical.name}"
         self.languages = model.languages & lexical.languages
 
@@ -65,18 +73,56 @@ class EnsembleDetector:
         grounded = self.lexical.predict(items)
         out = []
         for item, a, b in zip(items, learned, grounded, strict=True):
+            a, b, findings = typed_inputs(item, a, b, self.typed)
             combined = combine(a, b, self.model_weight)
+            if self.typed:  # the pipeline reuses them instead of checking again
+                combined.typed_findings = findings
             if self.head is not None:
-                features = response_features(item.response, a.tokens, b.tokens)
-                combined.response_prob = self.head.probability(features)
+                features = response_features(item.response, a.tokens, b.tokens, _pair(a))
+                combined.response_prob = typed_checks.floor_score(
+                    self.head.probability(features), findings, item.context
+                )
             out.append(combined)
         return out
 
 
-def shipped_ensemble(model: Detector, lexical: Detector) -> EnsembleDetector:
+def typed_inputs(
+    item: DetectionInput, learned: TokenPrediction, grounded: TokenPrediction, typed: bool = True
+) -> tuple[TokenPrediction, TokenPrediction, list[typed_checks.Finding]]:
+    """Both members' predictions with the typed checks applied (before the head reads
+    them, so the score moves with them), and the findings."""
+    findings = typed_checks.check(item.context, item.response) if typed else []
+    if findings:
+        learned = replace(learned, tokens=typed_checks.adjust(learned.tokens, findings))
+        grounded = replace(grounded, tokens=typed_checks.adjust(grounded.tokens, findings))
+    return learned, grounded, findings
+
+
+def _pair(learned: TokenPrediction) -> float | None:
+    # The pair head judges the whole answer against one window; when the context was
+    # split, no window holds all the evidence, so its minimum says little.
+    return learned.pair_prob if learned.coverage.windows <= 1 else None
+
+
+def head_inputs(
+    item: DetectionInput, learned: TokenPrediction, grounded: TokenPrediction, typed: bool = True
+) -> tuple[TokenPrediction, TokenPrediction, dict[str, float], list[typed_checks.Finding]]:
+    """`typed_inputs` plus the head's features: what the ensemble's head reads, shared
+    with the head's fitting (`train/head.py`), so both see the same inputs."""
+    learned, grounded, findings = typed_inputs(item, learned, grounded, typed)
+    features = response_features(item.response, learned.tokens, grounded.tokens, _pair(learned))
+    return learned, grounded, features, findings
+
+
+def shipped_ensemble(
+    model: Detector, lexical: Detector, model_dir: Path | None = None
+) -> EnsembleDetector:
     """The default detector ("embedded"): `model` (the shipped MiniLM classifier, on any
-    device) with `lexical`, equal weights and the response head shipped beside the model."""
+    device) with `lexical`, weighted as the shipped response head's fit chose (equal
+    weights when it says nothing), and that response head."""
     from .embedded import DEFAULT_MODEL_DIR
     from .response_head import load_head
 
-    return EnsembleDetector(model, lexical, head=load_head(DEFAULT_MODEL_DIR))
+    head = load_head(model_dir or DEFAULT_MODEL_DIR)
+    weight = float(head.meta.get("model_weight", 0.5)) if head is not None else 0.5
+    return EnsembleDetector(model, lexical, model_weight=weight, head=head)

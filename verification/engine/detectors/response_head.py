@@ -6,7 +6,9 @@ word is almost always off. The response head is a small logistic regression
 over length-robust summaries of the two ensemble members' token
 probabilities (the MiniLM model's and the lexical detector's):
 
-* ``model_max``, ``model_top3``: the strongest learned signals;
+* ``pair``: the model's pair head, whether the answer as a whole is entailed
+  by some context window (v2 models; without one it repeats ``model_max``);
+* ``model_max``, ``model_top3``: the strongest learned token signals;
 * ``lexical_max``: an absent number, date or name;
 * ``unsupported_share``: the share of content words the context never uses
   (the overlap signal, which stays informative for long answers);
@@ -30,6 +32,7 @@ from ..types import TokenProb
 from ..words import is_content, tokenize
 
 FEATURES = (
+    "pair",
     "model_max",
     "model_top3",
     "lexical_max",
@@ -59,7 +62,10 @@ def word_probs(words: Sequence[tuple[int, int]], sub: Sequence[TokenProb]) -> li
 
 
 def response_features(
-    response: str, model_tokens: Sequence[TokenProb], lexical_tokens: Sequence[TokenProb]
+    response: str,
+    model_tokens: Sequence[TokenProb],
+    lexical_tokens: Sequence[TokenProb],
+    pair_prob: float | None = None,
 ) -> dict[str, float]:
     """The head's inputs for one answer; all zeros for an answer without content words.
 
@@ -76,6 +82,7 @@ def response_features(
     m = sorted(model[i] for i in content)
     lexical = [lexical_tokens[i].prob for i in content]
     return {
+        "pair": m[-1] if pair_prob is None else pair_prob,
         "model_max": m[-1],
         "model_top3": sum(m[-3:]) / len(m[-3:]),
         "lexical_max": max(lexical),

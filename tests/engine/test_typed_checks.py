@@ -1,0 +1,195 @@
+"""Typed checks: values written differently but equal match; different ones conflict, with
+the context value as evidence; negation flips and antonyms are caught; all through
+`verify` too, with the lexical detector so only the typed signal is under test."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from verification.engine.detectors.lexical import LexicalDetector
+from verification.engine.pipeline import DetectionConfig, verify
+from verification.engine.typed_checks import adjust, check
+from verification.engine.typed_values import values
+from verification.engine.types import DetectionInput, TokenProb
+
+
+def verdicts(context: str, answer: str) -> dict[str, str]:
+    return {answer[f.start : f.end]: f.verdict for f in check([context], answer)}
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "value"),
+    [
+        ("Departure: 09:05", "It leaves at 9:05.", "9:05"),
+        ("Departure: 09:00", "It leaves at 9 am.", "9 am"),
+        ("Doors close at 21:00.", "Doors close at 9 pm.", "9 pm"),
+        ("date: 2025-03-04", "It is on March 4.", "March 4"),
+        ("date: 2025-03-04", "It is on 4 March 2025.", "4 March 2025"),
+        ("date: 2025-03-04", "It is on Mar 4.", "Mar 4"),
+        ("Population: 1000", "About 1,000 people live there.", "1,000"),
+        ('{"price_usd": 1200}', "It costs $1,200.", "$1,200"),
+        ("Price: $1,200", "It costs $1.2k.", "$1.2k"),
+        ("The rate is 2.5%.", "The rate is 2.5 percent.", "2.5 percent"),
+        ("Returns within 30 days.", "There is a 30-day return window.", "30-day"),
+        ("The tower is 330 m tall.", "It is 330 metres tall.", "330 metres"),
+        ('{"duration_min": 95}', "The flight takes 95 minutes.", "95 minutes"),
+        ('{"distance_km": 6200}', "It covers 6,200 km.", "6,200 km"),
+    ],
+)
+def test_a_value_written_differently_but_equal_matches(context, answer, value):
+    assert verdicts(context, answer)[value] == "match"
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "value"),
+    [
+        ("The tower is 330 m tall.", "It is 500 m tall.", "500 m"),
+        ("Departure: 09:05", "It leaves at 9:50.", "9:50"),
+        ("date: 2025-03-04", "It is on March 14.", "March 14"),
+        ("It was built from 1887 to 1889.", "It was built in 1950.", "1950"),
+        ("The rate is 2.5%.", "The rate is 3.5 percent.", "3.5 percent"),
+        ("The trail is 5 km long.", "The trail is 5 miles long.", "5 miles"),
+        ("Price: $1,200", "It costs $2,100.", "$2,100"),
+    ],
+)
+def test_a_different_value_of_the_same_kind_conflicts(context, answer, value):
+    assert verdicts(context, answer)[value] == "conflict"
+
+
+def test_a_conflict_names_the_context_value_as_evidence():
+    [finding] = check(["Intro.", "The tower is 330 m tall."], "It is 500 m tall.")
+    passage, start, end = finding.evidence
+    assert passage == 1 and "The tower is 330 m tall."[start:end] == "330 m"
+    assert "500 m" in finding.reason and "330 m" in finding.reason
+
+
+def test_a_value_with_nothing_comparable_in_the_context_is_absent():
+    assert verdicts("The museum has three floors.", "It opened on May 2.")["May 2"] == "absent"
+
+
+def test_json_tool_result_paraphrased_values_all_match():
+    record = {"departure": "09:05", "gate": "B12", "duration_min": 95, "date": "2025-03-04"}
+    answer = "Your flight departs at 9:05 on March 4 from gate B12 and takes 95 minutes."
+    found = check([json.dumps(record)], answer)
+    assert found and all(f.verdict == "match" for f in found)
+
+
+def test_a_negation_flip_conflicts_in_both_directions():
+    ctx = "Items on sale cannot be returned."
+    assert "conflict" in verdicts(ctx, "Yes, sale items can be returned within 30 days.").values()
+    assert (
+        "conflict"
+        in verdicts("Sale items can be returned.", "Sale items cannot be returned.").values()
+    )
+    assert "conflict" not in verdicts(ctx, "Sale items are final and cannot be returned.").values()
+
+
+def test_a_negated_clause_does_not_flip_another_clause():
+    ctx = "Dogs are not allowed in the park, but cats are welcome."
+    assert verdicts(ctx, "Cats are welcome in the park.") == {}
+
+
+def test_an_antonym_in_a_matching_sentence_conflicts():
+    assert (
+        verdicts("Revenue increased by 12% in 2023.", "Revenue decreased by 12% in 2023.")[
+            "decreased"
+        ]
+        == "conflict"
+    )
+
+
+def test_adjust_caps_matches_and_raises_conflicts_only_inside_findings():
+    answer = "It leaves at 9:05 and is 500 m long."
+    findings = check(["Departure 09:05. Length: 330 m."], answer)
+    tokens = [TokenProb(m.start(), m.end(), 0.5) for m in re.finditer(r"[\w:]+", answer)]
+    out = {answer[t.start : t.end]: t.prob for t in adjust(tokens, findings)}
+    assert out["9:05"] < 0.1 and out["500"] > 0.9 and out["leaves"] == 0.5
+
+
+def test_values_keep_exact_offsets():
+    text = "On 4 March 2025 at 9 pm it cost $4.2 billion, 12% more."
+    for v in values(text):
+        assert text[v.start : v.end].strip() == text[v.start : v.end]
+    assert [text[v.start : v.end] for v in values(text)] == [
+        "4 March 2025", "9 pm", "$4.2 billion", "12%",
+    ]  # fmt: skip
+
+
+# -- through the pipeline -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lexical():
+    return LexicalDetector()
+
+
+CONFIG = DetectionConfig(classify_queries=False, explain_embeddings=False)
+
+
+def test_pipeline_passes_a_time_without_its_leading_zero(lexical):
+    result = verify(
+        DetectionInput.build(["Departure: 09:05"], "It departs at 9:05.", None), CONFIG, lexical
+    )
+    assert not any(s.text == "9:05" for s in result.spans)
+
+
+def test_pipeline_reports_330_against_500_as_a_contradiction_with_evidence(lexical):
+    ctx = ["The Eiffel Tower is in Paris. It is 330 m tall."]
+    result = verify(
+        DetectionInput.build(ctx, "The Eiffel Tower is 500 m tall.", None), CONFIG, lexical
+    )
+    [span] = [s for s in result.spans if "500" in s.text]
+    assert span.label == "contradiction" and span.evidence.text == "It is 330 m tall."
+    assert result.detected
+
+
+def test_pipeline_detects_the_sale_items_negation_flip(lexical):
+    ctx = ["Items on sale cannot be returned."]
+    answer = "Yes, sale items can be returned within 30 days with a receipt."
+    result = verify(DetectionInput.build(ctx, answer, None), CONFIG, lexical)
+    assert result.detected
+    assert any(s.label == "contradiction" and s.text == "can" for s in result.spans)
+
+
+def test_typed_checks_can_be_switched_off(lexical):
+    ctx = ["Departure: 09:05"]
+    off = DetectionConfig(classify_queries=False, explain_embeddings=False, typed_checks=False)
+    result = verify(DetectionInput.build(ctx, "It departs at 9:05.", None), off, lexical)
+    assert any("9:05" in s.text for s in result.spans)  # the lexical detector alone flags it
+
+
+def test_ambiguous_and_key_named_units_do_not_conflict():
+    # "pounds" may be sterling; a "balance" key names money but not which currency
+    assert verdicts("It will cost 12 million pounds.", "It costs £12 million.") == {
+        "£12 million": "match"
+    }
+    assert verdicts('{"balance": 2214.55, "currency": "EUR"}', "You hold €2,214.55.") == {
+        "€2,214.55": "match"
+    }
+
+
+def test_a_leading_no_answers_the_question_and_flips_nothing():
+    ctx = '{"colors": ["black", "blue"]}. The shoes are offered in black and blue.'
+    assert verdicts(ctx, "No, the shoes are only offered in black and blue.") == {}
+
+
+def test_the_pipeline_reuses_the_findings_of_a_detector_that_already_checked(lexical, monkeypatch):
+    from verification.engine import typed_checks
+    from verification.engine.detectors.ensemble import EnsembleDetector
+
+    calls = []
+    real = typed_checks.check
+    monkeypatch.setattr(typed_checks, "check", lambda *a: calls.append(1) or real(*a))
+    ctx = ["The Eiffel Tower is in Paris. It is 330 m tall."]
+    item = DetectionInput.build(ctx, "The Eiffel Tower is 500 m tall.", None)
+    # when: an ensemble (which checks before its head) goes through the pipeline
+    result = verify(item, CONFIG, EnsembleDetector(lexical, lexical))
+    # then: one check per answer, and its conflict still comes back as a contradiction
+    assert len(calls) == 1
+    assert any(s.label == "contradiction" and "500" in s.text for s in result.spans)
+    # a detector that does not check is checked by the pipeline
+    verify(item, CONFIG, lexical)
+    assert len(calls) == 2

@@ -1,0 +1,287 @@
+"""Typed checks: a second signal beside the model, in both directions.
+
+For each typed value of the answer (`typed_values`: times, dates, years,
+quantities with units, money, percentages) the context is searched for
+the same value however it is written:
+
+* `match`: the context states it (09:05 for 9:05, 2025-03-04 for March 4,
+  6200 under "distance_km" for 6,200 km). Its tokens are capped low, so a
+  value stated differently but equal never becomes a flagged span.
+* `conflict`: the context states a different value of the same kind and
+  unit (330 m against 500 m, 1887/1889 against 1950), or the same number
+  in another unit. Its tokens are raised to a contradiction.
+* `absent`: nothing comparable in the context; its tokens are raised to at
+  least `ABSENT_FLOOR` (unsupported, not contradicted).
+
+Two sentence-level checks join them. A negation flip: an answer sentence
+whose closest context sentence says nearly the same words with the other
+polarity ("can be returned" against "cannot be returned"). An antonym: the
+answer uses the opposite of the context's word in an otherwise matching
+sentence (increased/decreased, before/after, open/closed).
+
+`adjust(tokens, findings)` applies the findings to any detector's token
+probabilities; the default detector does so before its response head reads
+them, so the answer's score moves with them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .typed_values import Value, compatible, values
+from .types import TokenProb
+from .words import content_keys, stem
+
+Verdict = Literal["match", "conflict", "absent"]
+
+#: A matched value's tokens end at most here: below any sensible token threshold.
+MATCH_CAP = 0.05
+#: A contradicted value is as sure as the model's most confident spans.
+CONFLICT_FLOOR = 0.95
+#: An unsupported value: flagged at the default threshold, below a contradiction.
+ABSENT_FLOOR = 0.7
+#: How much of an answer sentence's content must recur in a context sentence before a
+#: polarity or antonym difference between them counts as a flip, not another statement.
+SENTENCE_OVERLAP = 0.6
+#: A long context (several documents) states many values and sentences about other
+#: things: there a different value counts as a conflict only when its surroundings share
+#: `LONG_SLOT_WORDS` content words with the answer value's, and a clause must match
+#: `LONG_SENTENCE_OVERLAP` of its words, before a difference is read as a contradiction.
+LONG_CONTEXT_CHARS = 1000
+LONG_SLOT_WORDS = 2
+LONG_SENTENCE_OVERLAP = 0.8
+
+NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|cannot|without)\b|n['’]t\b", re.IGNORECASE
+)
+_AUX = re.compile(
+    r"\b(?:is|are|was|were|can|could|will|would|has|have|had|does|do|did|should|must|may)\b",
+    re.IGNORECASE,
+)
+ANTONYMS = [
+    ("increase", "decrease"), ("increased", "decreased"), ("rise", "fall"), ("rose", "fell"),
+    ("before", "after"), ("largest", "smallest"), ("highest", "lowest"), ("higher", "lower"),
+    ("more", "less"), ("north", "south"), ("east", "west"), ("won", "lost"), ("win", "lose"),
+    ("open", "closed"), ("opened", "closed"), ("allowed", "prohibited"), ("allowed", "forbidden"),
+    ("permitted", "prohibited"), ("accepted", "rejected"), ("approved", "rejected"),
+    ("included", "excluded"), ("minimum", "maximum"), ("first", "last"), ("early", "late"),
+    ("earliest", "latest"), ("above", "below"), ("gain", "loss"), ("profit", "loss"),
+    ("available", "unavailable"), ("mandatory", "optional"), ("required", "optional"),
+    ("public", "private"), ("cheaper", "more expensive"), ("older", "younger"),
+]  # fmt: skip
+_PARTICLE = re.compile(r"\s*(?:no|yes)\b\s*[,.!:;-]", re.IGNORECASE)
+_OPPOSITE = {a: b for a, b in ANTONYMS} | {b: a for a, b in ANTONYMS}
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+#: Clauses are compared, not whole sentences: "Dogs are not allowed, but cats are
+#: welcome" holds a negated clause and an affirmed one.
+_CLAUSE_BREAK = re.compile(r";|:\s|,?\s+(?:but|while|whereas|although|though|yet)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Finding:
+    start: int  # character offsets into the answer
+    end: int
+    kind: str  # time | date | year | quantity | negation | antonym
+    verdict: Verdict
+    #: (passage index, start, end) of the context value or sentence it was compared with
+    evidence: tuple[int, int, int] | None = None
+    reason: str = ""
+
+
+def _window_keys(text: str, start: int, end: int, width: int = 60) -> set[str]:
+    return content_keys(text[max(0, start - width) : end + width])
+
+
+def _closest(
+    answer: str, value: Value, candidates: list[tuple[int, str, Value]]
+) -> tuple[int, str, Value]:
+    """The candidate whose surroundings share the most words with the value's."""
+    mine = _window_keys(answer, value.start, value.end)
+    return max(
+        candidates,
+        key=lambda c: (len(mine & _window_keys(c[1], c[2].start, c[2].end)), -c[2].start),
+    )
+
+
+def _comparable(a: Value, b: Value) -> bool:
+    if a.kind != b.kind:
+        return False
+    if a.kind == "quantity":
+        return a.unit is not None and b.unit is not None and compatible(a.unit, b.unit)
+    return True
+
+
+def _with_years(found: list[Value]) -> list[Value]:
+    """A full date also states its year ("2025-03-04" supports "in 2025")."""
+    years = [
+        Value(v.start, v.end, "year", (v.canon[2],))
+        for v in found
+        if v.kind == "date" and v.canon[2]
+    ]
+    return found + years
+
+
+def _is_long(context: Sequence[str]) -> bool:
+    return sum(len(p) for p in context) > LONG_CONTEXT_CHARS
+
+
+def value_findings(context: Sequence[str], answer: str) -> list[Finding]:
+    stated = [(i, p, v) for i, p in enumerate(context) for v in _with_years(values(p))]
+    long_context = _is_long(context)
+    out: list[Finding] = []
+    for value in values(answer):
+        same = [c for c in stated if c[2].same(value)]
+        if same:
+            i, _, v = same[0]
+            out.append(Finding(value.start, value.end, value.kind, "match", (i, v.start, v.end)))
+            continue
+        rivals = [c for c in stated if _comparable(value, c[2])]
+        renamed = [  # the same number in another unit: "5 miles" against "5 km"
+            c for c in stated
+            if c[2].kind == "quantity" and value.kind == "quantity" and c[2].canon == value.canon
+            and value.unit and c[2].unit and not compatible(c[2].unit, value.unit)
+        ]  # fmt: skip
+        pool = renamed or rivals
+        if pool and long_context:
+            mine = _window_keys(answer, value.start, value.end)
+            pool = [
+                c
+                for c in pool
+                if len(mine & _window_keys(c[1], c[2].start, c[2].end)) >= LONG_SLOT_WORDS
+            ]
+        if pool:
+            i, passage, v = _closest(answer, value, pool)
+            said = answer[value.start : value.end]
+            reason = f"{value.kind} mismatch: the answer says {said} but the context says {passage[v.start : v.end]}"
+            out.append(
+                Finding(value.start, value.end, value.kind, "conflict", (i, v.start, v.end), reason)
+            )
+        elif value.kind != "quantity" or value.unit is not None:
+            out.append(Finding(value.start, value.end, value.kind, "absent"))
+    return out
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """Clause spans of `text` (sentences cut at contrastive conjunctions and semicolons)."""
+    out = []
+    for m in _SENTENCE.finditer(text):
+        start = m.start()
+        for brk in _CLAUSE_BREAK.finditer(m.group()):
+            out.append((start, m.start() + brk.start()))
+            start = m.start() + brk.end()
+        out.append((start, m.end()))
+    return [(s, e) for s, e in out if text[s:e].strip()]
+
+
+def _clause_keys(context: Sequence[str]) -> list[tuple[int, int, int, set[str]]]:
+    """(passage, start, end, content keys) of every context clause, computed once."""
+    return [
+        (i, s, e, content_keys(passage[s:e]))
+        for i, passage in enumerate(context)
+        for s, e in _sentences(passage)
+    ]
+
+
+def _best_sentence(
+    keys: set[str], clauses: list[tuple[int, int, int, set[str]]]
+) -> tuple[float, int, int, int] | None:
+    best = None
+    for i, s, e, theirs in clauses:
+        if not keys or not theirs:
+            continue
+        # Relative to the shorter clause: an answer that restates a context clause
+        # and adds something ("... within 30 days") still restates it.
+        shared = len(keys & theirs)
+        share = shared / min(len(keys), len(theirs)) if shared >= 2 else 0.0
+        if best is None or share > best[0]:
+            best = (share, i, s, e)
+    return best
+
+
+def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
+    out: list[Finding] = []
+    needed = LONG_SENTENCE_OVERLAP if _is_long(context) else SENTENCE_OVERLAP
+    clauses = _clause_keys(context)
+    for s, e in _sentences(answer):
+        sentence = answer[s:e]
+        keys = content_keys(sentence)
+        best = _best_sentence(keys, clauses)
+        if best is None or best[0] < needed:
+            continue
+        share, i, cs, ce = best
+        evidence = context[i][cs:ce]
+        # A leading "No," answers the question; it negates nothing in the sentence.
+        particle = _PARTICLE.match(sentence)
+        ours = NEGATION.search(sentence, particle.end() if particle else 0)
+        theirs = NEGATION.search(evidence)
+        if bool(ours) != bool(theirs):
+            target = ours or _AUX.search(sentence)
+            a, b = (s + target.start(), s + target.end()) if target else (s, e)
+            what = "negates what the context states" if ours else "affirms what the context negates"
+            out.append(
+                Finding(
+                    a, b, "negation", "conflict", (i, cs, ce), f"negation flip: the answer {what}"
+                )
+            )
+            continue
+        their_words = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", evidence)}
+        for m in re.finditer(r"[A-Za-z]+", sentence):
+            word = m.group().lower()
+            opposite = _OPPOSITE.get(word)
+            if opposite and stem(opposite) in their_words and stem(word) not in their_words:
+                reason = (
+                    f"antonym: the answer says '{m.group()}' where the context says '{opposite}'"
+                )
+                out.append(
+                    Finding(s + m.start(), s + m.end(), "antonym", "conflict", (i, cs, ce), reason)
+                )
+    return out
+
+
+def check(context: Sequence[str], answer: str) -> list[Finding]:
+    """Every typed finding for `answer` against `context`, by position."""
+    found = value_findings(context, answer) + sentence_findings(context, answer)
+    return sorted(found, key=lambda f: (f.start, f.end))
+
+
+def adjust(tokens: Sequence[TokenProb], findings: Sequence[Finding]) -> list[TokenProb]:
+    """Token probabilities with the findings applied: matches capped, conflicts and
+    absent values raised. Tokens outside every finding are unchanged."""
+    out = []
+    for t in tokens:
+        p = t.prob
+        for f in findings:
+            if f.start < t.end and t.start < f.end:
+                if f.verdict == "match":
+                    p = min(p, MATCH_CAP)
+                elif f.verdict == "conflict":
+                    p = max(p, CONFLICT_FLOOR)
+                else:
+                    p = max(p, ABSENT_FLOOR)
+        out.append(TokenProb(t.start, t.end, p))
+    return out
+
+
+def floor_score(score: float, findings: Sequence[Finding], context: Sequence[str] = ()) -> float:
+    """An answer with a contradicted value scores at least as a contradiction. Not in a
+    long context: there a conflict is weaker evidence (see `LONG_CONTEXT_CHARS`), and it
+    counts through its raised tokens like any other signal."""
+    if _is_long(context):
+        return score
+    if any(f.verdict == "conflict" for f in findings):
+        return max(score, CONFLICT_FLOOR)
+    return score
+
+
+def sentence_around(passage: str, start: int, end: int) -> tuple[int, int]:
+    """The sentence (or line, in key: value data) of `passage` holding `[start, end)`."""
+    left = max(passage.rfind(ch, 0, start) for ch in ".!?\n")
+    rights = [i for i in (passage.find(ch, end) for ch in ".!?\n") if i >= 0]
+    lo = left + 1
+    while lo < start and passage[lo].isspace():
+        lo += 1
+    hi = min(rights) + 1 if rights else len(passage)
+    return lo, min(hi, len(passage))

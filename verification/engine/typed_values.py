@@ -1,0 +1,205 @@
+"""Typed values in text, normalised so that equal values compare equal however written.
+
+    "9:05" = "09:05" = "9:05 am";  "9 pm" = "21:00"
+    "March 4" = "4 March" = "Mar 4" = "2025-03-04" (the year counts only when both give one)
+    "1,000" = "1000" = "1k" = "one thousand";  "$1,200" = "1200 USD" = "$1.2k"
+    "2.5%" = "2.5 percent" = "2.5 per cent";  "30 days" = "30-day";  "330 m" = "330 metres"
+
+`values(text)` returns every value with its character span, its kind
+(`time`, `date`, `year`, `quantity`) and a canonical form. A quantity keeps
+its unit when one is written next to it (a currency sign, %, a unit word or
+abbreviation); in key: value data the key often carries the unit instead
+(`"duration_min": 95`), so a quantity also records the unit its key names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from .words import MONTHS as WORD_MONTHS
+from .words import NUMBER_WORDS as WORD_NUMBERS
+
+ValueKind = Literal["time", "date", "year", "quantity"]
+
+#: Month number by name or abbreviation (the words module's table, as integers).
+MONTHS = {name: int(code[1:]) for name, code in WORD_MONTHS.items()}
+
+UNITS = {
+    "km": "km", "kms": "km", "kilometer": "km", "kilometre": "km", "kilometers": "km",
+    "kilometres": "km", "mi": "mi", "mile": "mi", "miles": "mi", "m": "m", "meter": "m",
+    "metre": "m", "meters": "m", "metres": "m", "cm": "cm", "mm": "mm", "ft": "ft",
+    "feet": "ft", "foot": "ft", "inch": "in", "inches": "in",
+    "kg": "kg", "kgs": "kg", "kilogram": "kg", "kilograms": "kg", "kilo": "kg", "kilos": "kg",
+    "g": "g", "gram": "g", "grams": "g", "lb": "lb", "lbs": "lb", "pound": "pound",
+    "pounds": "pound", "t": "t", "ton": "t", "tons": "t", "tonne": "t", "tonnes": "t",
+    "l": "l", "liter": "l", "litre": "l", "liters": "l", "litres": "l", "ml": "ml",
+    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+    "min": "min", "mins": "min", "minute": "min", "minutes": "min",
+    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
+    "day": "d", "days": "d", "week": "wk", "weeks": "wk", "month": "mo", "months": "mo",
+    "year": "y", "years": "y", "yr": "y", "yrs": "y",
+    "%": "%", "percent": "%", "pct": "%", "per cent": "%",
+    "°c": "c", "c": "c", "celsius": "c", "degrees celsius": "c", "°f": "f", "fahrenheit": "f",
+    "degrees": "deg", "degree": "deg",
+    "km/h": "kmh", "kmh": "kmh", "kph": "kmh", "mph": "mph",
+    "gb": "gb", "mb": "mb", "tb": "tb", "kb": "kb", "ghz": "ghz", "mhz": "mhz",
+    "usd": "usd", "dollars": "usd", "dollar": "usd", "eur": "eur", "euros": "eur",
+    "euro": "eur", "gbp": "gbp", "€": "eur", "$": "usd", "£": "gbp",
+}  # fmt: skip
+SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9,
+          "billion": 1e9, "trillion": 1e12}  # fmt: skip
+#: Spelled-out cardinals from the words module's table, less the ones that are far more
+#: often a pronoun or vague ("one", "zero", "hundred"), the scale words (read as scales
+#: after a digit) and the ordinals.
+NUMBER_WORDS = {
+    word: float(value)
+    for word, value in WORD_NUMBERS.items()
+    if word not in {"zero", "one", "hundred", "thousand", "million", "billion", "dozen"}
+    and not word.endswith(("st", "rd", "th"))
+}
+#: Key fragments that name a unit in key: value data ("duration_min", "price_usd").
+KEY_UNITS = {"min": "min", "minutes": "min", "mins": "min", "km": "km", "kg": "kg", "m": "m",
+             "usd": "usd", "eur": "eur", "gbp": "gbp", "pct": "%", "percent": "%", "c": "c",
+             "kmh": "kmh", "mph": "mph", "h": "h", "hours": "h", "days": "d", "years": "y",
+             "gb": "gb", "mb": "mb", "price": "money", "cost": "money", "total": "money",
+             "balance": "money", "amount": "money", "fee": "money"}  # fmt: skip
+#: Units that stand for several: "pounds" (weight or sterling), and the "money" a key
+#: such as "balance" names without saying which currency.
+COMPATIBLE = {"pound": {"lb", "gbp"}, "money": {"usd", "eur", "gbp", "pound"}}
+
+
+def compatible(a: str | None, b: str | None) -> bool:
+    """Whether two units may name the same thing (an unknown unit may be any)."""
+    if a is None or b is None or a == b:
+        return True
+    return b in COMPATIBLE.get(a, ()) or a in COMPATIBLE.get(b, ())
+
+
+_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
+_TIME = re.compile(
+    r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d))?\s*"
+    r"(?P<ampm>[ap]\.?\s?m\.?(?![a-z]))|(?<![\d:.])(?P<h2>[01]?\d|2[0-3]):(?P<m2>[0-5]\d)(?![\d:])",
+    re.I,
+)
+_ISO_DATE = re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d)")
+_DATE_MD = re.compile(
+    rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{{4}})\b)?",
+    re.I,
+)
+_DATE_DM = re.compile(
+    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b\.?(?:,?\s+(?P<y>\d{{4}})\b)?",
+    re.I,
+)
+_UNIT_RE = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if u not in "$€£")
+_QUANTITY = re.compile(
+    r"(?P<cur>[$€£])?\s?(?P<num>(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?)"
+    rf"(?:\s?(?P<scale>k|thousand|million|billion|trillion|bn|mn)\b)?"
+    rf"(?:[\s-]?(?P<unit>{_UNIT_RE})(?![a-zA-Z]))?",
+    re.I,
+)
+_SPELLED = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.I)
+_KEY_BEFORE = re.compile(r"[\"']?(?P<key>[A-Za-z][\w ]{0,40}?)[\"']?\s*[:=]\s*[\"']?$")
+
+
+@dataclass(frozen=True)
+class Value:
+    """A typed value at `text[start:end]`; `canon` compares equal for equal values."""
+
+    start: int
+    end: int
+    kind: ValueKind
+    canon: tuple
+    unit: str | None = None  # quantities: the written unit, or the unit the key names
+
+    def same(self, other: Value) -> bool:
+        if {self.kind, other.kind} == {"year", "quantity"}:  # "1000" may be either
+            q = self if self.kind == "quantity" else other
+            return q.unit is None and float(self.canon[0]) == float(other.canon[0])
+        if self.kind != other.kind:
+            return False
+        if self.kind == "date":  # the year counts only when both state one
+            (m1, d1, y1), (m2, d2, y2) = self.canon, other.canon
+            return (m1, d1) == (m2, d2) and (y1 is None or y2 is None or y1 == y2)
+        if self.kind == "quantity":
+            close = abs(self.canon[0] - other.canon[0]) < 1e-6 * max(1.0, abs(self.canon[0]))
+            return close and compatible(self.unit, other.unit)
+        return self.canon == other.canon
+
+
+def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(s < end and start < e for s, e in spans)
+
+
+def _key_unit(text: str, start: int) -> str | None:
+    """The unit named by the key in front of a value ("duration_min": 95 -> min)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    head = text[max(line_start, start - 60) : start]
+    head = head[head.rfind(",") + 1 :] if "{" in head or "," in head else head
+    m = _KEY_BEFORE.search(head)
+    if not m:
+        return None
+    parts = re.split(r"[_\s-]+", m.group("key").lower())
+    for part in reversed(parts):
+        if part in KEY_UNITS:
+            return KEY_UNITS[part]
+    return None
+
+
+def values(text: str) -> list[Value]:
+    """Every typed value in `text`, left to right, none overlapping another."""
+    out: list[Value] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(v: Value) -> None:
+        if not _overlaps(taken, v.start, v.end):
+            out.append(v)
+            taken.append((v.start, v.end))
+
+    for m in _ISO_DATE.finditer(text):
+        y, mo, d = int(m["y"]), int(m["mo"]), int(m["d"])
+        if 1 <= mo <= 12 and 1 <= d <= 31:
+            add(Value(m.start(), m.end(), "date", (mo, d, y)))
+    for pattern in (_DATE_MD, _DATE_DM):
+        for m in pattern.finditer(text):
+            d = int(m["d"])
+            if 1 <= d <= 31:
+                year = int(m["y"]) if m["y"] else None
+                add(Value(m.start(), m.end(), "date", (MONTHS[m["mon"].lower()], d, year)))
+    for m in _TIME.finditer(text):
+        if m["h2"] is not None:
+            h, mi = int(m["h2"]), int(m["m2"])
+        else:
+            h, mi = int(m["h"]), int(m["m"] or 0)
+            if h > 12:
+                continue
+            pm = m["ampm"].lower().startswith("p")
+            h = (h % 12) + (12 if pm else 0)
+        end = m.end() - 1 if m.group().endswith(".") else m.end()  # a full stop, not "a.m."
+        add(Value(m.start(), end, "time", (h, mi)))
+    for m in _QUANTITY.finditer(text):
+        num = float(m["num"].replace(",", ""))
+        scale, unit_word = (m["scale"] or "").lower(), (m["unit"] or "").lower()
+        # "m" after a number is metres, unless a currency sign makes it millions.
+        if unit_word == "m" and m["cur"]:
+            scale, unit_word = "m", ""
+        num *= SCALES.get(scale, 1.0)
+        unit = UNITS.get(m["cur"]) if m["cur"] else UNITS.get(unit_word)
+        if m["cur"] and unit_word in UNITS:
+            unit = UNITS[unit_word] if UNITS[unit_word] in ("usd", "eur", "gbp") else unit
+        start = m.start("cur") if m["cur"] else m.start("num")
+        if unit is None:
+            unit = _key_unit(text, start)
+        is_year = unit is None and not m["scale"] and re.fullmatch(r"1\d{3}|20\d{2}", m["num"])
+        if is_year:
+            add(Value(start, m.end(), "year", (int(num),)))
+        else:
+            add(Value(start, m.end(), "quantity", (round(num, 6),), unit))
+    for m in _SPELLED.finditer(text):
+        word = m.group(1).lower()
+        tail = re.match(r"[\s-]?(" + _UNIT_RE + r")\b", text[m.end() :], re.I)
+        unit = UNITS.get(tail.group(1).lower()) if tail else None
+        end = m.end() + (tail.end() if tail else 0)
+        add(Value(m.start(), end, "quantity", (float(NUMBER_WORDS[word]),), unit))
+    return sorted(out, key=lambda v: v.start)
