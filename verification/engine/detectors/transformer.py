@@ -155,6 +155,8 @@ class WindowedScorer:
         self.max_windows = max_windows
         self.token_overlap = token_overlap
         self.use_token_types = "token_type_ids" in tokenizer.model_input_names
+        # Only a model that says so writes pair logits at position 0 (see minilm_model).
+        self.pair_head = bool(getattr(model, "has_pair_head", False))
         pair = tokenizer("a", "b")["input_ids"]
         single = len(self._offsets("a")) + len(self._offsets("b"))
         self.special_tokens = len(pair) - single
@@ -246,9 +248,11 @@ class WindowedScorer:
         return inputs
 
     @torch.inference_mode()
-    def _run(self, jobs: Sequence[_Job]) -> list[list[float]]:
-        """Answer-token probabilities per job, batched by similar length."""
+    def _run(self, jobs: Sequence[_Job]) -> tuple[list[list[float]], list[float]]:
+        """Answer-token probabilities per job, batched by similar length, and the
+        pair probability per job (position 0) when the model has a pair head."""
         probs: list[list[float]] = [[] for _ in jobs]
+        pairs: list[float] = [0.0] * len(jobs)
         lengths = [len(job.encoding["input_ids"]) for job in jobs]
         max_tokens = _CPU_BATCH_TOKENS if self.device.type == "cpu" else None
         for idx in length_batches(lengths, self.batch_size, max_tokens):
@@ -257,7 +261,8 @@ class WindowedScorer:
             p = torch.softmax(logits.float(), dim=-1)[..., self.label].cpu()
             for row, i in enumerate(idx):
                 probs[i] = p[row, jobs[i].answer_positions].tolist()
-        return probs
+                pairs[i] = float(p[row, 0])
+        return probs, pairs
 
     def predict(self, items: Sequence[DetectionInput]) -> list[TokenPrediction]:
         plans = [self.plan(item) for item in items]
@@ -267,11 +272,15 @@ class WindowedScorer:
             if plan.answer.strip()
             for prompt in plan.prompts
         ]
-        probs = self._run(jobs) if jobs else []
+        probs, pairs = self._run(jobs) if jobs else ([], [])
         best: list[dict[tuple[int, int], float]] = [{} for _ in items]
+        pair_best: list[float | None] = [None] * len(items)
         used = [0] * len(items)
-        for job, job_probs in zip(jobs, probs, strict=True):
+        for job, job_probs, pair in zip(jobs, probs, pairs, strict=True):
             used[job.item] += len(job.encoding["input_ids"])
+            # Entailed by any window = entailed, as for tokens.
+            seen = pair_best[job.item]
+            pair_best[job.item] = pair if seen is None else min(seen, pair)
             for offset, prob in zip(job.answer_offsets, job_probs, strict=True):
                 # Supported in any window = supported: keep the minimum.
                 best[job.item][offset] = min(prob, best[job.item].get(offset, 1.0))
@@ -281,7 +290,10 @@ class WindowedScorer:
             plan.coverage.answer_tokens_checked = len(tokens)
             if not plan.answer.strip():
                 plan.coverage.windows = 0
-            results.append(TokenPrediction(tokens, plan.coverage, detector_tokens=used[i]))
+            pred = TokenPrediction(tokens, plan.coverage, detector_tokens=used[i])
+            if self.pair_head:
+                pred.pair_prob = pair_best[i]
+            results.append(pred)
         return results
 
 

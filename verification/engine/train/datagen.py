@@ -41,10 +41,19 @@ class Example:
     spans: list[tuple[int, int, str]] = field(default_factory=list)
     source_id: str = ""
     kind: str = "faithful"
+    #: Set for examples labelled only as a whole (entailment pairs, HaluEval):
+    #: their answer tokens are not labelled, only the pair head learns from them.
+    response_label: int | None = None
 
     @property
     def label(self) -> int:
+        if self.response_label is not None:
+            return self.response_label
         return int(bool(self.spans))
+
+    @property
+    def token_labelled(self) -> bool:
+        return self.response_label is None
 
 
 @dataclass

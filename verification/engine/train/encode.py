@@ -24,6 +24,9 @@ class Encoded:
     token_type_ids: list[int]
     labels: list[int]
     example_label: int
+    #: 1 for every answer token (labelled or not): the positions the MIL loss reads.
+    answer_mask: list[int] | None = None
+    token_labelled: bool = True
 
 
 def token_labels(
@@ -75,5 +78,17 @@ def encode_examples(
         if all(lab == IGNORE for lab in labels):
             dropped += 1
             continue
-        out.append(Encoded(enc["input_ids"], enc["token_type_ids"], labels, ex.label))
+        answer = [int(lab != IGNORE) for lab in labels]
+        if not ex.token_labelled:  # only the answer as a whole is labelled
+            labels = [IGNORE] * len(labels)
+        out.append(
+            Encoded(
+                enc["input_ids"],
+                enc["token_type_ids"],
+                labels,
+                ex.label,
+                answer_mask=answer,
+                token_labelled=ex.token_labelled,
+            )
+        )
     return out, dropped

@@ -55,6 +55,7 @@ def compute(detector: EmbeddedDetector) -> list[dict]:
                 "query": item.query,
                 "response": item.response,
                 "tokens": [[t.start, t.end, round(t.prob, 6)] for t in pred.tokens],
+                "pair_prob": None if pred.pair_prob is None else round(pred.pair_prob, 6),
             }
         )
     return out
