@@ -1,10 +1,17 @@
-"""Query-type classifier accuracy on the held-out evaluation set.
+"""Query-type classifier accuracy on the held-out evaluation set, and its skip errors.
 
     python bench/query_types.py [--data tests/data/query_types.jsonl]
 
 Prints accuracy, per-class precision/recall/F1 and the confusion matrix for
 the shipped classifier (rules + MiniLM logistic regression), plus the accuracy
 of each component alone so a regression can be traced to its source.
+
+Then the skip table (`bench/data/skip_probes.jsonl`): factual prompts in seven
+languages and with HTML/Markdown markup, which the default policy must
+verify, and creative, code and opinion prompts, which it may skip. A false
+skip lets an answer through unchecked; the table prints the false-skip rate
+per group, and the skip rate of the prompts meant to be skipped (so "never
+skip" cannot pass as a fix).
 """
 
 from __future__ import annotations
@@ -27,6 +34,40 @@ from verification.engine.query_types import (  # noqa: E402
 from verification.engine.types import QUERY_TYPES  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "query_types.jsonl"
+SKIP_PROBES = Path(__file__).resolve().parent / "data" / "skip_probes.jsonl"
+DEFAULT_SKIPPED = ("creative", "code", "opinion")  # the default policy's skip_query_types
+
+
+def skip_table(clf: QueryTypeClassifier, path: Path = SKIP_PROBES) -> dict[str, dict]:
+    """Per group: n, how many were skipped, and the rate that counts as an error."""
+    import json
+
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    labels = clf.classify_batch([r["text"] for r in rows])
+    table: dict[str, dict] = {}
+    for row, (label, _) in zip(rows, labels, strict=True):
+        entry = table.setdefault(row["group"], {"expect": row["expect"], "n": 0, "skipped": 0})
+        entry["n"] += 1
+        entry["skipped"] += label in DEFAULT_SKIPPED
+    return table
+
+
+def print_skip_table(table: dict[str, dict]) -> None:
+    print(f"\n{'group':<10}{'expect':>8}{'n':>5}{'skipped':>9}{'false-skip':>12}{'skip rate':>11}")
+    for group, e in table.items():
+        rate = e["skipped"] / e["n"]
+        false_skip = f"{rate:.3f}" if e["expect"] == "verify" else ""
+        skip_rate = f"{rate:.3f}" if e["expect"] == "skip" else ""
+        print(
+            f"{group:<10}{e['expect']:>8}{e['n']:>5}{e['skipped']:>9}{false_skip:>12}{skip_rate:>11}"
+        )
+    factual = [e for e in table.values() if e["expect"] == "verify"]
+    wanted = [e for e in table.values() if e["expect"] == "skip"]
+    print(
+        f"false-skip rate, all factual prompts: {sum(e['skipped'] for e in factual)}"
+        f"/{sum(e['n'] for e in factual)}; skip rate, prompts meant to be skipped: "
+        f"{sum(e['skipped'] for e in wanted)}/{sum(e['n'] for e in wanted)}"
+    )
 
 
 def confusion(gold: list[str], pred: list[str]) -> np.ndarray:
@@ -82,6 +123,7 @@ def main() -> None:
     for name, p in (("model only", model_only), ("rules only", rules_only)):
         acc = np.mean([a == b for a, b in zip(gold, p, strict=True)])
         print(f"\n{name}: accuracy {acc:.3f}")
+    print_skip_table(skip_table(clf))
     if args.errors:
         print("\nerrors:")
         for t, g, p in zip(texts, gold, pred, strict=True):

@@ -29,7 +29,9 @@ class Plan(models.Model):
         default=0, help_text="verifications/month; 0 = unlimited"
     )
     price_per_verification = models.JSONField(
-        default=dict, help_text='USD by mode, e.g. {"lightweight": 0.001, "standard": 0.004}'
+        default=dict,
+        help_text='USD by mode, e.g. {"lightweight": 0.001, "standard": 0.004}; "skipped" prices '
+        "a verification whose query type the policy skips (0 when absent)",
     )
     price_per_1k_detector_tokens = models.DecimalField(max_digits=10, decimal_places=6, default=0)
     llm_markup = models.DecimalField(max_digits=6, decimal_places=3, default=1.2)

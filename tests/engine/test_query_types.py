@@ -69,3 +69,54 @@ def test_the_evaluation_set_is_large_balanced_and_disjoint_from_the_prototypes()
     assert min(counts.values()) >= 40
     train = {text.casefold() for text, _ in load_examples()}
     assert not train & {text.casefold() for text, _ in eval_rows}
+
+
+# -- the skip decision fails towards verifying ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Cuál es la capital de Australia?",
+        "Quelle est la date de la prise de la Bastille ?",
+        "Wie hoch ist der Eiffelturm?",
+        "What is the <b>boiling point</b> of water?",
+        "Who wrote **Pride and Prejudice**?",
+        "What does the `max_retries` setting do according to the policy?",
+        "Tell me about the Treaty of Versailles.",
+        "Is it ok to mix bleach and ammonia when cleaning?",
+        "Should I go to the ER if my child swallowed a button battery?",
+        "What is the population of Java?",
+    ],
+)
+def test_a_factual_question_in_any_language_or_markup_is_not_skipped(question):
+    from verification.engine.detectors.lexical import LexicalDetector
+    from verification.engine.pipeline import DetectionConfig, verify
+    from verification.engine.types import DetectionInput
+
+    item = DetectionInput.build(["Some context."], "Some answer.", question)
+    result = verify(item, DetectionConfig(), LexicalDetector())
+    assert result.status != "skipped", (result.query_type, question)
+
+
+@pytest.mark.parametrize(
+    ("query", "label"),
+    [
+        ("Write a Python function to reverse a linked list.", "code"),
+        ("Fix this TypeError in my code: ```x = 1 + 'a'```", "code"),
+        ("Write a poem about the sea.", "creative"),
+        ("What do you think about modern art?", "opinion"),
+    ],
+)
+def test_real_code_creative_and_opinion_requests_keep_their_type(query, label):
+    from verification.engine.query_types import classify_query
+
+    assert classify_query(query)[0] == label
+
+
+def test_markup_is_stripped_before_classifying():
+    from verification.engine.query_types import strip_markup
+
+    assert strip_markup("<p>When was the <em>tower</em> built?</p>") == "When was the tower built?"
+    assert strip_markup("Who wrote **Emma** and [this](http://x.y)?") == "Who wrote Emma and this?"
+    assert "```" in strip_markup("Fix ```x = 1```")

@@ -181,3 +181,40 @@ def test_failing_a_job_is_final_and_idempotent(tenant_a):
     assert not fail_job(job.pk, None, "boom", "again")
     job.refresh_from_db()
     assert job.status == "failed" and job.error_message == "it broke"
+
+
+def _skipped_outcome() -> Outcome:
+    result = DetectionResult(
+        status="skipped", score=None, detected=None, risk_level=None,
+        reason="query type 'creative' is not verified by this policy", detector="test",
+    )  # fmt: skip
+    outcome = _outcome()
+    outcome.result, outcome.query_type = result, "creative"
+    return outcome
+
+
+@pytest.mark.parametrize(("prices", "expected"), [({}, "0"), ({"skipped": 0.0002}, "0.0002")])
+def test_a_skipped_verification_is_billed_at_the_skip_price_on_its_own_line(
+    tenant_a, prices, expected
+):
+    # given: a plan that charges 0.001 per lightweight verification
+    from decimal import Decimal
+
+    from tenants.models import Plan
+    from verification.billing_report import current_month, monthly_report
+
+    plan = Plan.objects.create(
+        name=f"p{len(prices)}", price_per_verification={"lightweight": 0.001, **prices}
+    )
+    tenant_a[0].plan = plan
+    tenant_a[0].save()
+    skipped, checked = _new(tenant_a[0], "a poem"), _new(tenant_a[0])
+    # when
+    complete_job(skipped.pk, claim(skipped.pk).attempts, _skipped_outcome())
+    complete_job(checked.pk, claim(checked.pk).attempts, _outcome())
+    # then
+    usage = UsageRecord.objects.get(job=skipped)
+    assert usage.mode == "skipped" and usage.price_usd == Decimal(expected)
+    assert UsageRecord.objects.get(job=checked).price_usd == Decimal("0.001")
+    lines = {line.mode: line for line in monthly_report(tenant_a[0], current_month()).by_mode}
+    assert lines["skipped"].verifications == 1 and lines["lightweight"].verifications == 1

@@ -7,13 +7,23 @@ from decimal import Decimal
 
 from ..models import LLMCallRecord, UsageRecord, VerificationJob
 
+#: The billing line of a verification whose query type the policy skips: nothing was
+#: checked, so it is billed at the plan's "skipped" price (0 unless the plan sets one).
+SKIPPED = "skipped"
+
+
+def billed_as(job: VerificationJob) -> str:
+    """The billing line a job belongs to: its mode, or "skipped"."""
+    return SKIPPED if job.verification_status == SKIPPED else job.mode
+
 
 def price_for(job: VerificationJob, provider_cost: Decimal) -> Decimal:
-    """Plan price: per verification by mode + per 1k detector tokens + LLM pass-through × markup."""
+    """Plan price: per verification by mode (or the "skipped" price) + per 1k detector
+    tokens + LLM pass-through × markup."""
     plan = job.tenant.plan
     if plan is None:
         return Decimal(0)
-    per_mode = Decimal(str((plan.price_per_verification or {}).get(job.mode, 0)))
+    per_mode = Decimal(str((plan.price_per_verification or {}).get(billed_as(job), 0)))
     tokens = Decimal(job.detector_tokens) / Decimal(1000) * plan.price_per_1k_detector_tokens
     return per_mode + tokens + provider_cost * plan.llm_markup
 
@@ -35,7 +45,7 @@ def record_usage(job: VerificationJob) -> UsageRecord:
         job=job,
         defaults={
             "tenant": job.tenant,
-            "mode": job.mode,
+            "mode": billed_as(job),
             "detector_tokens": job.detector_tokens,
             "llm_calls": len(calls),
             "prompt_tokens": sum(c.prompt_tokens for c in calls),

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .embeddings import Encoder, get_encoder
+from .language import detect_language
 from .types import QUERY_TYPES
 
 TRAIN_PATH = Path(__file__).parent / "data" / "query_type_train.jsonl"
@@ -30,16 +31,54 @@ TRAIN_PATH = Path(__file__).parent / "data" / "query_type_train.jsonl"
 # used only while their recorded hash matches the training file (else refit).
 WEIGHTS_PATH = Path(__file__).parent / "data" / "query_type_weights.npz"
 RULE_WEIGHT = 1.0  # a full-weight rule counts as much as the whole model distribution
+#: Types a policy typically skips. The classifier names one only on decisive evidence
+#: (a rule of at least `DECISIVE` weight) in a language the rules and prototypes know:
+#: a wrong skip lets a hallucination through unchecked, a wrong "factual_qa" costs one
+#: verification, so errors must fall towards verifying.
+SKIPPABLE = frozenset({"creative", "code", "opinion"})
+DECISIVE = 0.8
+MODEL_SKIP = 0.5  # the model's own probability that, with any rule support, may skip
+#: Health, safety, legal and money questions are verified whatever else they look like.
+_SAFETY = re.compile(
+    r"\b(?:safe(?:ly|ty)?|danger\w*|poison\w*|toxic|emergency|ER|hospital|doctor|symptoms?|"
+    r"dos(?:e|age)|allerg\w*|fire|injur\w*|swallow\w*|medic\w*|pregnan\w*|legal(?:ly)?|law|"
+    r"tax(?:es)?|refund|warranty|insurance)\b",
+    re.IGNORECASE,
+)
+RULE_LANGUAGES = frozenset({"en", "und"})
+_MARKUP = [
+    (re.compile(r"<[^>]{1,200}>"), " "),  # HTML tags
+    (re.compile(r"\[([^\]]{1,200})\]\([^)]{0,500}\)"), r"\1"),  # markdown links
+    (re.compile(r"(?<!`)`([^`\n]{1,200})`(?!`)"), r"\1"),  # inline code around a name
+    (re.compile(r"(\*\*|__|\*|~~)(?=\S)(.{1,200}?)(?<=\S)\1"), r"\2"),  # emphasis
+    (re.compile(r"^\s{0,3}(?:#{1,6}|>|[-*+]|\d+[.)])\s+", re.M), ""),  # headings, quotes, lists
+    (re.compile(r"&(?:nbsp|amp|lt|gt|quot|#\d+);"), " "),
+]
+
+
+def strip_markup(query: str) -> str:
+    """The query's words without HTML or Markdown decoration (code fences stay: they
+    are evidence of a code request)."""
+    for pattern, repl in _MARKUP:
+        query = pattern.sub(repl, query)
+    return re.sub(r"\s+", " ", query).strip()
+
 
 _RULES: list[tuple[str, float, re.Pattern[str]]] = [
     (label, weight, re.compile(pattern, re.I))
     for label, weight, pattern in [
-        ("code", 1.0, r"```|\b(?:python|javascript|typescript|java|kotlin|rust|golang|c\+\+|"
+        ("code", 1.0, r"```"),
+        ("code", 0.6, r"\b(?:python|javascript|typescript|java|kotlin|rust|golang|c\+\+|"
          r"sql|bash|shell|powershell|regex|regular expression|dockerfile|makefile|"
          r"terraform|kubernetes|react|django|flask|pandas|numpy|node\.js|git)\b"),
-        ("code", 0.8, r"\b(?:function|class|method|compile|stack trace|traceback|exception|"
-         r"syntax|segfault|segmentation fault|unit tests?|refactor|snippet|script|endpoint|"
-         r"api call|query|algorithm|code)\b"),
+        ("code", 1.0, r"\b(?:write|fix|debug|implement|refactor|optimi[sz]e|review|explain)\b.{0,40}"
+         r"\b(?:function|class|method|script|program|snippet|regex|query|code|unit tests?|"
+         r"endpoint|algorithm)\b|\b(?:stack trace|traceback|segfault|segmentation fault|"
+         r"compiler? error|syntax error)\b"),
+        # Bare programming words also name things in factual questions ("the class
+        # of a ship", "a query to the council"): evidence, never decisive alone.
+        ("code", 0.4, r"\b(?:function|class|method|compile|exception|syntax|unit tests?|"
+         r"refactor|snippet|script|endpoint|api call|query|algorithm|code)\b"),
         ("code", 0.8, r"\b\w+(?:Error|Exception)\b|\w+\(\)|\.py\b|\.js\b"),
         ("summarization", 1.0, r"\bsumm?ari[sz]\w*|\btl;?dr\b|\brecap\b|\bsynopsis\b|"
          r"\bgist\b|\bkey (?:takeaways|points|highlights|findings)\b|\bcondense\b|"
@@ -62,7 +101,10 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
         ("opinion", 1.0, r"\b(?:what do you (?:think|reckon|feel)|in your (?:opinion|view|"
          r"judg(?:e)?ment)|your (?:opinion|view|take|stance|favou?rite)|do you (?:think|"
          r"believe|like|prefer|agree)|would you (?:rather|choose|recommend)|how do you feel|"
-         r"is it (?:worth|better|rude|ethical|okay|ok|fair|wise)|overrated|should i)\b"),
+         r"overrated)\b"),
+        # Practical questions ("should I see a doctor if…", "is it ok to mix bleach and
+        # ammonia?") have factual answers: evidence of opinion, never decisive alone.
+        ("opinion", 0.5, r"\b(?:is it (?:worth|better|rude|ethical|okay|ok|fair|wise)|should i)\b"),
         ("opinion", 0.6, r"\b(?:best|greatest|better|coolest|most beautiful)\b.*\?\s*$"),
         ("other", 1.0, r"^\s*(?:hi|hello|hey|thanks?|thank you|bye|good (?:morning|night|"
          r"evening)|ok(?:ay)?|yes|no|continue|never mind)\b[\s!.,]*\w{0,12}[\s!.?]*$"),
@@ -74,6 +116,9 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
          r"tall|old)|is|are|does|do|did|can|was|were)\b.*\?\s*$"),
         ("factual_qa", 0.6, r"\b(?:according to|based on the (?:context|document|passages?|"
          r"text)|from the (?:passages|documents|context)|per the)\b"),
+        ("factual_qa", 0.8, r"^\s*(?:tell me (?:about|more about)|what should i do (?:if|when|"
+         r"about)|what happens (?:if|when)|how do i (?:safely|treat|report|apply|renew|"
+         r"cancel|return|get)|is it safe to|can i (?:take|mix|drink|eat|use|return))\b"),
     ]
 ]  # fmt: skip
 
@@ -178,13 +223,29 @@ class QueryTypeClassifier:
         live = [(i, q.strip()) for i, q in enumerate(queries) if q and q.strip()]
         if not live:
             return results
+        live = [(i, strip_markup(q) or q) for i, q in live]
         probs = self.model_probs([q for _, q in live])
         for (i, q), p in zip(live, probs, strict=True):
-            combined = p + RULE_WEIGHT * rule_scores(q)
+            rules = rule_scores(q)
+            combined = p + RULE_WEIGHT * rules
             combined /= combined.sum()
             best = int(np.argmax(combined))
+            label = QUERY_TYPES[best]
+            if label in SKIPPABLE and not self._decisive(q, rules, p, best):
+                best = QUERY_TYPES.index("factual_qa")
             results[i] = (QUERY_TYPES[best], round(float(combined[best]), 4))
         return results
+
+    @staticmethod
+    def _decisive(query: str, rules: np.ndarray, model: np.ndarray, best: int) -> bool:
+        """Whether a skippable type rests on decisive evidence (see `SKIPPABLE`): a
+        decisive rule, or the model's confident vote backed by some rule, in a language
+        the rules know, and no sign of a factual or safety question."""
+        if detect_language(query) not in RULE_LANGUAGES:
+            return False
+        if rules[QUERY_TYPES.index("factual_qa")] >= DECISIVE or _SAFETY.search(query):
+            return False
+        return bool(rules[best] >= DECISIVE or (model[best] >= MODEL_SKIP and rules[best] > 0))
 
     def classify(self, query: str | None) -> tuple[str, float]:
         return self.classify_batch([query])[0]
