@@ -24,7 +24,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))  # run as a script from anywhere
 
-from bench.metrics import char_span_prf, example_metrics  # noqa: E402
+from bench.metrics import char_span_prf, example_metrics, reliability  # noqa: E402
 from bench.overlap_baseline import score_overlap  # noqa: E402
 from verification.engine.spans import merge_spans, response_score  # noqa: E402
 from verification.engine.types import DetectionInput  # noqa: E402
@@ -109,7 +109,11 @@ def evaluate(name: str, scorer: Scorer, rows: Sequence[Row], threshold: float) -
         if task != "all" and len(idx) == len(rows):
             continue  # a single-task file: "all" already is that task
         labels = [rows[i].label for i in idx]
-        metrics = asdict(example_metrics(labels, [scored[i][0] for i in idx], threshold))
+        scores = [scored[i][0] for i in idx]
+        metrics = asdict(example_metrics(labels, scores, threshold))
+        metrics["ece"], bins = reliability(labels, scores)
+        if task == "all":
+            report["reliability"] = bins
         if any(rows[i].gold for i in idx):
             prf = char_span_prf([scored[i][1] for i in idx], [rows[i].gold for i in idx])
             metrics |= {"span_p": prf.precision, "span_r": prf.recall, "span_f1": prf.f1}
@@ -122,16 +126,39 @@ def print_report(file: str, reports: Sequence[dict]) -> None:
     for rep in reports:
         print(f"-- {rep['system']}: {rep['examples_per_s']} ex/s, {rep['ms_per_example']} ms/ex")
         for task, m in rep.items():
-            if not isinstance(m, dict):
+            if not isinstance(m, dict) or "n" not in m:
                 continue
             line = (
                 f"   [{task}] n={m['n']} pos={m['positives']} AUROC={m['auroc']:.4f} "
                 f"BalAcc={m['balanced_accuracy']:.4f} P={m['precision']:.4f} R={m['recall']:.4f} "
-                f"F1={m['f1']:.4f} TP={m['tp']} FP={m['fp']} TN={m['tn']} FN={m['fn']}"
+                f"F1={m['f1']:.4f} TP={m['tp']} FP={m['fp']} TN={m['tn']} FN={m['fn']} "
+                f"ECE={m['ece']:.4f}"
             )
             if "span_f1" in m:
                 line += f" | span P={m['span_p']:.4f} R={m['span_r']:.4f} F1={m['span_f1']:.4f}"
             print(line)
+
+
+def print_reliability(rep: dict) -> None:
+    print(f"   reliability of {rep['system']} (bin: n, mean score, observed rate)")
+    for b in rep["reliability"]:
+        if b["n"]:
+            print(f"     {b['bin']}: {b['n']:>5} {b['mean_score']:.3f} {b['rate']:.3f}")
+
+
+def print_task_summary(results: dict, threshold: float) -> None:
+    """Balanced accuracy at the threshold, per file and task (one calibrated threshold
+    must serve every task)."""
+    print(f"\n== balanced accuracy at the default threshold {threshold}, per task")
+    for file, reports in results.items():
+        for rep in reports:
+            tasks = [k for k, v in rep.items() if isinstance(v, dict) and "n" in v]
+            for task in [t for t in tasks if t != "all"] or ["all"]:
+                m = rep[task]
+                print(
+                    f"   {file} [{task}] {rep['system']}: {m['balanced_accuracy']:.4f} "
+                    f"(n={m['n']}, ECE {m['ece']:.4f})"
+                )
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -183,7 +210,9 @@ def main(argv: list[str] | None = None) -> int:
             evaluate("overlap-baseline", score_overlap, rows, args.baseline_threshold),
         ]
         print_report(f"{file} ({len(rows)} evenly spaced rows)" if args.limit else file, reports)
+        print_reliability(reports[0])
         results[file] = reports
+    print_task_summary(results, args.threshold)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

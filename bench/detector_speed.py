@@ -19,7 +19,10 @@ sentences of other rows; fixed seed. Batch 1 latency is per call; batched latenc
 batch divided by the examples in it (per-batch figures are in the JSON too). lettucedetect
 has no batched `predict`: a caller loops, so its batched cells reuse its batch-1 timing.
 One warm-up call per cell is excluded. Also measured: the embedded default at a 1k-token
-context + 150-token answer, batch 1 (its target is p50 <= 50 ms on 2 CPU cores).
+context + 150-token answer, batch 1, and on the same inputs in the same run the detector as it
+shipped before (`--compare-to`, default the shipped model folder, composed without the typed
+checks, which are new; pass `bench/models/embedded_v2` to time the v2 candidate instead), in
+alternating rounds so load changes hit both; the new p50 must stay within 1.2x the old one.
 """
 
 from __future__ import annotations
@@ -79,6 +82,8 @@ class BenchConfig:
     model_shape: dict[str, int] = field(default_factory=lambda: dict(MODERNBERT_BASE))
     seed: int = 13
     data_file: Path = DATA_FILE
+    compare_to: Path | None = ROOT / "verification" / "engine" / "models" / "default"
+    rounds: int = 2  # alternating new/old rounds of the target cell
 
 
 def build_token_classifier(path: Path, shape: dict[str, int], seed: int) -> Path:
@@ -208,6 +213,44 @@ def _embedded(device: torch.device):
     return shipped_ensemble(EmbeddedDetector(device=device), LexicalDetector())
 
 
+def _previous(folder: Path, device: torch.device):
+    """The detector as it shipped before this release: the model in `folder` with the
+    lexical detector and that folder's head, and no typed checks (they are new)."""
+    from verification.engine.detectors.embedded import EmbeddedDetector
+    from verification.engine.detectors.ensemble import shipped_ensemble
+    from verification.engine.detectors.lexical import LexicalDetector
+
+    detector = shipped_ensemble(EmbeddedDetector(folder, device=device), LexicalDetector(), folder)
+    detector.typed = False
+    return detector
+
+
+def _target(config: BenchConfig, new: Callable, items: list, cuda: bool) -> dict[str, Any]:
+    """The 1k-context cell for the new default and, alternating, the previous model."""
+    runs: dict[str, list[dict[str, Any]]] = {"new": [], "previous": []}
+    old = None
+    if config.compare_to is not None and config.compare_to.is_dir():
+        old = _previous(config.compare_to, torch.device(config.device)).predict
+    for r in range(config.rounds):
+        order = [("new", new), ("previous", old)]
+        for name, predict in order if r % 2 == 0 else order[::-1]:
+            if predict is not None:
+                runs[name].append(time_cell(predict, items, 1, cuda))
+    out: dict[str, Any] = {}
+    for name, timings in runs.items():
+        if timings:
+            out[name] = {
+                "n": sum(t["n"] for t in timings),
+                "p50_ms": statistics.mean(t["p50_ms"] for t in timings),
+                "p95_ms": statistics.mean(t["p95_ms"] for t in timings),
+                "rounds": timings,
+            }
+    if "previous" in out:
+        out["ratio_p50"] = out["new"]["p50_ms"] / out["previous"]["p50_ms"]
+        out["previous_model"] = str(config.compare_to)
+    return out
+
+
 def load_systems(config: BenchConfig, model_dir: Path) -> dict[str, tuple[Callable, str]]:
     """name -> (predict(list of DetectionInput), dtype) for the systems that can run here."""
     from verification.engine.detectors.transformer import TransformerDetector, resolve_dtype
@@ -302,16 +345,21 @@ def _run(config: BenchConfig, model_dir: Path | None) -> dict[str, Any]:
                 TARGET_ANSWER,
                 config.seed,
             )
-            timing = time_cell(systems["embedded"][0], items, 1, cuda)
+            timing = _target(config, systems["embedded"][0], items, cuda)
             target = {
                 "context_tokens": TARGET_CONTEXT,
                 "answer_tokens": TARGET_ANSWER,
                 "target_p50_ms": TARGET_P50_MS,
-                **timing,
+                **timing["new"],
+                **{k: v for k, v in timing.items() if k != "new"},
             }
         return {
             "machine": _machine(config, load_before),
-            "config": {**asdict(config), "data_file": str(config.data_file)},
+            "config": {
+                **asdict(config),
+                "data_file": str(config.data_file),
+                "compare_to": None if config.compare_to is None else str(config.compare_to),
+            },
             "cells": cells,
             "ratios": _ratios(cells),
             "embedded_target": target,
@@ -396,6 +444,12 @@ def print_summary(result: dict[str, Any]) -> None:
             f"batch 1, n {t['n']}: p50 {t['p50_ms']:.1f} ms p95 {t['p95_ms']:.1f} ms "
             f"(target p50 <= {t['target_p50_ms']:.0f} ms)"
         )
+        if "previous" in t:
+            p = t["previous"]
+            print(
+                f"previous model ({t['previous_model']}), same inputs: p50 {p['p50_ms']:.1f} ms "
+                f"p95 {p['p95_ms']:.1f} ms; new/previous p50 = {t['ratio_p50']:.2f}x (limit 1.2x)"
+            )
     m = result["machine"]
     print(
         f"machine: {m['cpu']} {m['cpu_count']} cpus, {m['threads']} threads, load average "
@@ -424,6 +478,10 @@ def main() -> int:
     parser.add_argument("--target-n", type=int, default=defaults.target_n)
     parser.add_argument("--quick", action="store_true", help="tiny n for a smoke run")
     parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument(
+        "--compare-to", type=Path, default=defaults.compare_to,
+        help="model folder of the previously shipped detector ('' to skip)",
+    )  # fmt: skip
     args = parser.parse_args()
     config = BenchConfig(
         device=args.device,
@@ -434,6 +492,7 @@ def main() -> int:
         max_length=args.max_length,
         systems=[s for s in args.systems.split(",") if s],
         target_n=3 if args.quick else args.target_n,
+        compare_to=args.compare_to if args.compare_to and str(args.compare_to) else None,
     )
     result = run_benchmark(config)
     print_summary(result)

@@ -113,3 +113,25 @@ def example_metrics(
         tn=tn,
         fn=fn,
     )
+
+
+def reliability(
+    labels: Sequence[int], scores: Sequence[float], bins: int = 10
+) -> tuple[float, list[dict]]:
+    """Expected calibration error over `bins` equal-width score bins, and the table:
+    per bin its range, n, mean score and observed hallucination rate. ECE weighs each
+    bin's |mean score - observed rate| by its share of the examples."""
+    rows = []
+    ece = 0.0
+    n = len(labels)
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        idx = [i for i, s in enumerate(scores) if lo <= s < hi or (b == bins - 1 and s == 1.0)]
+        if not idx:
+            rows.append({"bin": f"{lo:.1f}-{hi:.1f}", "n": 0, "mean_score": None, "rate": None})
+            continue
+        mean = sum(scores[i] for i in idx) / len(idx)
+        rate = sum(labels[i] for i in idx) / len(idx)
+        ece += len(idx) / n * abs(mean - rate)
+        rows.append({"bin": f"{lo:.1f}-{hi:.1f}", "n": len(idx), "mean_score": mean, "rate": rate})
+    return ece, rows

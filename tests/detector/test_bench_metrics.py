@@ -57,3 +57,18 @@ def test_overlap_baseline_flags_words_missing_from_context():
     fraction, spans = unsupported_spans(item)
     assert fraction == pytest.approx(2 / 3)  # content words: tower, berlin, rome
     assert [item.response[s:e] for s, e in spans] == ["Berlin and Rome"]
+
+
+def test_reliability_is_zero_for_calibrated_scores_and_measures_the_gap_otherwise():
+    from bench.metrics import reliability
+
+    # given: in the 0.2 bin, 1 of 5 is hallucinated; in the 0.8 bin, 4 of 5
+    labels = [1, 0, 0, 0, 0, 1, 1, 1, 1, 0]
+    calibrated = [0.25] * 5 + [0.85] * 5
+    ece, rows = reliability(labels, [0.2] * 5 + [0.8] * 5)
+    assert ece == pytest.approx(0.0)
+    assert [r["n"] for r in rows if r["n"]] == [5, 5]
+    # when the scores overstate the risk by 0.05 in every bin, ECE is 0.05
+    assert reliability(labels, calibrated)[0] == pytest.approx(0.05)
+    # a score of exactly 1.0 falls in the last bin
+    assert reliability([1], [1.0])[1][-1]["n"] == 1

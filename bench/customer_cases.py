@@ -1,0 +1,157 @@
+"""Customer-style cases: how the default policy does on the kind of input customers send.
+
+    python bench/customer_cases.py                          # in-process, default detector
+    python bench/customer_cases.py --detector lexical
+    python bench/customer_cases.py --url http://127.0.0.1:8000 --key tl_...   # live API
+
+`bench/cases/customer_style.jsonl` holds 50 cases written for this project
+(not taken from any evaluation set): QA over documents, summaries,
+data-to-text over JSON and tables, tool outputs and long answers over
+multi-passage contexts. Half are faithful answers that paraphrase the context;
+half carry exactly one error (a value, name, time, negation or unsupported
+clause), marked as a character span. This set was written while the v2
+detector was built and checked against it, so it is a development set: the
+held-out figures are the evaluation files of `bench/accuracy.py`.
+
+Prints n, balanced accuracy of `detected` (the policy's own decision at its
+threshold), AUROC of the score, character-level span P/R/F1, the same per
+task and per kind, and the misclassified ids.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.metrics import char_span_prf, example_metrics  # noqa: E402
+
+CASES = Path(__file__).resolve().parent / "cases" / "customer_style.jsonl"
+
+
+def load_cases(path: Path = CASES) -> list[dict]:
+    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    for c in cases:
+        for s in c["spans"]:
+            if c["response"][s["start"] : s["end"]] != s["text"]:
+                raise ValueError(f"{c['id']}: span {s} does not match the response")
+        if c["label"] != int(bool(c["spans"])):
+            raise ValueError(f"{c['id']}: label and spans disagree")
+    return cases
+
+
+def run_in_process(cases: list[dict], detector_spec: str) -> list[dict]:
+    from verification.engine.detectors.registry import load_detector
+    from verification.engine.pipeline import DetectionConfig, verify_batch
+    from verification.engine.types import DetectionInput
+
+    detector = load_detector(detector_spec)
+    items = [DetectionInput.build(c["context"], c["response"], c["query"]) for c in cases]
+    results = verify_batch(items, DetectionConfig(), detector)
+    return [
+        {
+            "status": r.status,
+            "score": r.score,
+            "detected": r.detected,
+            "spans": [(s.start, s.end) for s in r.spans],
+        }
+        for r in results
+    ]
+
+
+def run_api(cases: list[dict], url: str, key: str) -> list[dict]:
+    import httpx
+
+    out = []
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
+        for case in cases:
+            body = {
+                "context": case["context"],
+                "query": case["query"],
+                "response": case["response"],
+                "mode": "lightweight",
+                "wait": 30,
+            }
+            r = c.post("/v1/verifications", json=body).json()
+            spans = [(s["start"], s["end"]) for s in r.get("spans", [])]
+            out.append(
+                {"status": r.get("status"), "score": r.get("score"),
+                 "detected": r.get("detected"), "spans": spans}
+            )  # fmt: skip
+    return out
+
+
+def summarise(cases: list[dict], results: list[dict]) -> dict:
+    labels = [c["label"] for c in cases]
+    scores = [r["score"] if r["score"] is not None else 0.0 for r in results]
+    # The policy's own decision; an unchecked answer counts as passed.
+    decided = [1.0 if r["detected"] else 0.0 for r in results]
+    m = example_metrics(labels, decided, 0.5)
+    auroc = example_metrics(labels, scores, 0.5).auroc
+    prf = char_span_prf(
+        [r["spans"] for r in results], [[(s["start"], s["end"]) for s in c["spans"]] for c in cases]
+    )
+    return {
+        "n": len(cases),
+        "balanced_accuracy": round(m.balanced_accuracy, 4),
+        "auroc": round(auroc, 4),
+        "span_p": round(prf.precision, 4),
+        "span_r": round(prf.recall, 4),
+        "span_f1": round(prf.f1, 4),
+        "tp": m.tp, "fp": m.fp, "tn": m.tn, "fn": m.fn,
+    }  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--detector", default="embedded")
+    p.add_argument("--cases", type=Path, default=CASES)
+    p.add_argument("--url", default=None, help="run through the live API instead")
+    p.add_argument("--key", default=None)
+    p.add_argument("--json", type=Path, default=None)
+    args = p.parse_args(argv)
+    cases = load_cases(args.cases)
+    start = time.perf_counter()
+    if args.url:
+        results = run_api(cases, args.url, args.key or "")
+        system = f"API {args.url}"
+    else:
+        results = run_in_process(cases, args.detector)
+        system = f"in-process, detector {args.detector}"
+    print(f"{len(cases)} cases, {system}, {time.perf_counter() - start:.1f}s")
+    report = {"all": summarise(cases, results)}
+    for field in ("task", "kind"):
+        for value in sorted({c[field] for c in cases}):
+            idx = [i for i, c in enumerate(cases) if c[field] == value]
+            sub_cases, sub_results = [cases[i] for i in idx], [results[i] for i in idx]
+            if len({c["label"] for c in sub_cases}) == 2:
+                report[f"{field}={value}"] = summarise(sub_cases, sub_results)
+            else:  # one class only: the share decided right
+                right = sum(
+                    bool(r["detected"]) == bool(c["label"])
+                    for c, r in zip(sub_cases, sub_results, strict=True)
+                )
+                report[f"{field}={value}"] = {"n": len(idx), "right": right}
+    for name, m in report.items():
+        print(f"  {name:<28} {json.dumps(m)}")
+    wrong = [
+        f"{c['id']}({c['kind']}, score {r['score'] if r['score'] is None else round(r['score'], 2)})"
+        for c, r in zip(cases, results, strict=True)
+        if bool(r["detected"]) != bool(c["label"])
+    ]
+    print("misclassified:", ", ".join(wrong) or "none")
+    if args.json:
+        args.json.write_text(
+            json.dumps({"system": system, "report": report, "results": results}, indent=2) + "\n"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
