@@ -13,9 +13,9 @@ from datetime import timedelta
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
+from observability.logcontext import tenant_id_var
 from tenants.keys import hash_secret, parse_key, secret_matches
 from tenants.models import ApiKey, Tenant
-from verification.logcontext import tenant_id_var
 
 _DUMMY_HASH = hash_secret("not-a-real-secret")
 LAST_USED_RESOLUTION = timedelta(minutes=1)

@@ -8,8 +8,8 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 
-from verification import tracing
-from verification.logcontext import bind
+from observability import tracing
+from observability.logcontext import bind
 
 from .errors import problem_response
 

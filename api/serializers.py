@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from tenants.models import WebhookEndpoint
 from verification.engine.messages import MessagesError, inputs_from_messages
-from verification.modes import ALL_MODES
+from verification.engine.modes import AUTO, MODE_NAMES
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 
@@ -99,7 +99,7 @@ class VerificationRequestSerializer(serializers.Serializer):
     response = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     messages = MessageSerializer(many=True, required=False, allow_null=True)
     model = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
-    mode = serializers.ChoiceField(choices=[*ALL_MODES, "auto"], default="auto")
+    mode = serializers.ChoiceField(choices=[*MODE_NAMES, AUTO], default=AUTO)
     decision = serializers.CharField(required=False, allow_blank=True, allow_null=True, default="")
     threshold = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1)
     callback_url = serializers.URLField(

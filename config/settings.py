@@ -209,8 +209,8 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {
-        "context": {"()": "verification.logcontext.ContextFilter"},
-        "redact": {"()": "verification.logcontext.RedactFilter"},
+        "context": {"()": "observability.logcontext.ContextFilter"},
+        "redact": {"()": "observability.logcontext.RedactFilter"},
     },
     "formatters": {
         "json": {

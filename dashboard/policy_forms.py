@@ -11,11 +11,12 @@ from typing import Any
 from django import forms
 from django.forms import formset_factory
 
+from verification.engine.modes import AUTO, MODE_NAMES
 from verification.engine.policy import PolicyDocument
 from verification.engine.types import QUERY_TYPES
 
-MODES = [("lightweight", "lightweight"), ("standard", "standard"), ("premium", "premium")]
-MODES_AUTO = MODES + [("auto", "auto (Thompson sampling)")]
+MODES = [(name, name) for name in MODE_NAMES]
+MODES_AUTO = [*MODES, (AUTO, "auto (Thompson sampling)")]
 CONDITION_TYPES = ("query_type", "domain", "keyword")
 
 

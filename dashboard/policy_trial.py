@@ -1,19 +1,19 @@
 """Run the engine synchronously on pasted input under a tenant's policy ("test this policy").
 
-Mirrors how a worker plans a job (`verification.processing.plan_job`): classify
-the query, resolve the decision, build the detection config from the policy
-and the decision's threshold, detect. Nothing is stored, billed or learned.
+Resolves the request as a worker plans a job (`verification.engine.job_plan`):
+classify the query, resolve the decision, build the detection config from the
+policy and the decision's threshold, detect. Nothing is stored, billed or learned.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verification.detector_access import service_detector
 from verification.engine import DetectionInput, verify
-from verification.engine.policy import PolicyDocument, Resolved, resolve
-from verification.engine.query_types import classify_query
-from verification.processing import KnownTypes, detection_config
+from verification.engine.job_plan import detection_config, resolve_request
+from verification.engine.policy import PolicyDocument, Resolved
+from verification.engine.query_types import KnownTypes, classify_query
+from verification.tenant_config import service_detector
 
 
 @dataclass
@@ -35,12 +35,8 @@ def run_trial(
     Raises `KeyError` for an unknown decision name, `ValueError` for bad settings.
     """
     query_type, confidence = classify_query(query or "")
-    resolved = resolve(
-        document,
-        query_type=query_type,
-        domain=domain,
-        text=query or "",
-        decision_name=decision or None,
+    resolved = resolve_request(
+        document, query_type=query_type, domain=domain, text=query or "", decision=decision
     )
     item = DetectionInput.build(passages, response, query or None)
     result = verify(

@@ -8,7 +8,7 @@ class VerificationConfig(AppConfig):
     def ready(self) -> None:
         from django.conf import settings
 
-        from . import metrics, tracing
+        from observability import metrics, tracing
 
         tracing.configure(settings.TRACING_EXPORTER)
         metrics.register_queue_depth(settings.CELERY_BROKER_URL)

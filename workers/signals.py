@@ -13,8 +13,8 @@ import time
 
 from celery import signals
 
-from verification import metrics
-from verification.logcontext import bind, request_id_var
+from observability import metrics
+from observability.logcontext import bind, request_id_var
 
 log = logging.getLogger(__name__)
 _started: dict[str, float] = {}
@@ -26,7 +26,7 @@ HEADER = "truthlens_request_id"
 def _carry_request_id(headers=None, **kwargs):
     if headers is not None and request_id_var.get():
         headers[HEADER] = request_id_var.get()
-    from verification import tracing
+    from observability import tracing
 
     if headers is not None:
         tracing.inject(headers)
@@ -97,8 +97,8 @@ def _preload_models(**kwargs):
 
     if not settings.TRUTHLENS["PRELOAD_MODELS"]:
         return
-    from verification.detector_access import service_detector
     from verification.engine.query_types import default_classifier
+    from verification.tenant_config import service_detector
 
     try:
         service_detector()

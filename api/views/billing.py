@@ -13,7 +13,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import exceptions, renderers
 from rest_framework.response import Response
 
-from verification.billing_report import (
+from verification.billing.report import (
     BadMonth,
     csv_filename,
     monthly_report,

@@ -27,11 +27,10 @@ from tenants.models import LLMSettings
 from verification.actions.create import NewVerification, create_verification
 from verification.engine.messages import MessagesError, inputs_from_messages
 from verification.engine.mitigation import LLMError
-from verification.llm_access import client_for, model_config
+from verification.engine.modes import AUTO, MODE_NAMES
 from verification.models import LLMCallRecord, VerificationJob
-from verification.modes import ALL_MODES
-from verification.policies import policy_for, request_errors
 from verification.serializers import VerificationSerializer, verification_headers
+from verification.tenant_config import client_for, model_config, policy_for, request_errors
 
 from ..errors import ServiceUnavailable
 from ..serializers import MessageSerializer
@@ -85,9 +84,9 @@ class ChatCompletions(TenantScopedView):
         messages = [{k: m[k] for k in m if m[k] is not None} for m in v["messages"]]
         mode = request.headers.get("X-TruthLens-Mode", "auto").strip() or "auto"
         # Checked before the upstream call: a refused mode must not cost the tenant an LLM call.
-        if mode != "auto" and mode not in ALL_MODES:
+        if mode != AUTO and mode not in MODE_NAMES:
             raise ValidationError(
-                {"mode": [f"X-TruthLens-Mode must be auto or one of {', '.join(ALL_MODES)}."]}
+                {"mode": [f"X-TruthLens-Mode must be auto or one of {', '.join(MODE_NAMES)}."]}
             )
         if errors := request_errors(policy_for(self.tenant), mode):
             raise ValidationError(errors)

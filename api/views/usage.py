@@ -1,6 +1,6 @@
 """`/v1/usage`: the tenant's usage and price for a month.
 
-A summary of the monthly billing report (`verification.billing_report`), so the
+A summary of the monthly billing report (`verification.billing.report`), so the
 two endpoints and the dashboard never disagree.
 """
 
@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions
 from rest_framework.response import Response
 
-from verification.billing_report import BadMonth, current_month, monthly_report
+from verification.billing.report import BadMonth, current_month, monthly_report
 from verification.models import UsageRecord
 
 from ..serializers import UsageReportSerializer

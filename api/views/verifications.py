@@ -13,13 +13,13 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 
-from verification import bandit_store
 from verification.actions.create import IdempotencyConflict, NewVerification, create_verification
-from verification.models import Feedback, VerificationJob
+from verification.actions.feedback import record_feedback
+from verification.models import VerificationJob
 from verification.models.jobs import FINAL_STATUSES
-from verification.notify import wait_for
-from verification.policies import policy_for, request_errors
 from verification.serializers import VerificationSerializer, verification_headers
+from verification.stages.wait import wait_for
+from verification.tenant_config import policy_for, request_errors
 
 from ..errors import Conflict
 from ..serializers import FeedbackRequestSerializer, VerificationRequestSerializer
@@ -176,13 +176,9 @@ class VerificationFeedback(VerificationDetail):
         job = self.get_job(public_id)
         data = FeedbackRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        feedback = Feedback.objects.create(
-            job=job,
-            tenant=self.tenant,
-            outcome=data.validated_data["outcome"],
-            comment=data.validated_data["comment"],
+        feedback = record_feedback(
+            job, self.tenant, data.validated_data["outcome"], data.validated_data["comment"]
         )
-        bandit_store.apply_feedback(job, feedback.outcome)
         return Response(
             {"id": feedback.pk, "verification": job.public_id, "outcome": feedback.outcome},
             status=status.HTTP_201_CREATED,

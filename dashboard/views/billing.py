@@ -6,7 +6,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from tenants.models import Plan, Tenant
-from verification.billing_report import (
+from verification.billing.report import (
     BadMonth,
     all_tenants_revenue,
     csv_filename,

@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 
 from verification.models import Feedback, UsageRecord, VerificationJob
 
-from .. import job_extras
+from .. import job_detail
 from ..highlight import numbered_segments, passages_with_evidence
 from ..scoping import tenant_view
 
@@ -62,7 +62,7 @@ def detail(request, scope, public_id: str):
             "answer": answer,
             "final_differs": bool(job.final_response) and job.final_response != job.response,
             "passages": _labelled(job, passages_with_evidence(job.context, spans)),
-            "mitigation": job_extras.mitigation(list(job.mitigation_steps.all())),
+            "mitigation": job_detail.mitigation(list(job.mitigation_steps.all())),
             "usage": usage,
             "per_model": sorted((usage.per_model or {}).items()) if usage else [],
             "latency_total": total,

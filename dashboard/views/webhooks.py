@@ -12,8 +12,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from tenants.models import WebhookEndpoint
-from verification.actions.webhooks import replay
 from verification.models import WebhookDelivery
+from verification.webhooks.dispatch import replay
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..scoping import tenant_view

@@ -182,3 +182,21 @@ def test_reading_a_job_loads_it_with_its_spans_and_usage_once(
     # then: the job with its usage (one join) and its spans; nothing else but the key lookup
     with django_assert_num_queries(3):
         assert client_a.get(f"/v1/verifications/{job_id}").json()["id"] == job_id
+
+
+def test_feedback_is_stored_with_its_bandit_update_or_not_at_all(client_a, eiffel, monkeypatch):
+    from verification import mode_selection
+    from verification.models import Feedback
+
+    job_id = _create(client_a, eiffel).json()["id"]
+
+    def broken(job, outcome):
+        raise RuntimeError("the arm update failed")
+
+    monkeypatch.setattr(mode_selection, "apply_feedback", broken)
+    client_a.raise_request_exception = False
+    response = client_a.post(
+        f"/v1/verifications/{job_id}/feedback", {"outcome": "correct"}, format="json"
+    )
+    assert response.status_code == 500
+    assert not Feedback.objects.exists()

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from tests.conftest import client_for
-from verification.billing_report import BadMonth, monthly_report, report_as_csv, shift_month
+from verification.billing.report import BadMonth, monthly_report, report_as_csv, shift_month
 
 from .conftest import add_usage, make_job
 

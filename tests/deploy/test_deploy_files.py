@@ -45,7 +45,7 @@ APP_SERVICES = {
     "maintenance-worker",
     "beat",
 }
-# Metrics the app exports today (verification/metrics.py, django-prometheus) and the ones the
+# Metrics the app exports today (observability/metrics.py, django-prometheus) and the ones the
 # workers are to export (docs/operations.md, "Metrics"). Alerts and panels may use only these.
 KNOWN_METRICS = {
     "up",

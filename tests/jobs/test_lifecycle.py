@@ -201,7 +201,7 @@ def test_a_skipped_verification_is_billed_at_the_skip_price_on_its_own_line(
     from decimal import Decimal
 
     from tenants.models import Plan
-    from verification.billing_report import current_month, monthly_report
+    from verification.billing.report import current_month, monthly_report
 
     plan = Plan.objects.create(
         name=f"p{len(prices)}", price_per_verification={"lightweight": 0.001, **prices}

@@ -6,12 +6,13 @@ import pytest
 
 from tenants.models import Policy
 from tests.fixtures.llm import configure_llm
-from verification import bandit_store, mitigation_service
+from verification import mode_selection
 from verification.actions.claim import claim
 from verification.actions.create import NewVerification, create_verification
 from verification.actions.stages import claim_mitigation
 from verification.models import LLMCallRecord, MitigationStep, ModeArm, UsageRecord
-from verification.processing import process_jobs
+from verification.stages import mitigate as mitigate_stage
+from verification.stages.detect import process_jobs
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +55,9 @@ def test_auto_mode_is_chosen_by_thompson_sampling_among_allowed_modes(tenant_a, 
 def test_the_same_seed_and_job_give_the_same_choice(tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "BANDIT_SEED": "11"}
     picks = {
-        bandit_store.choose(tenant_a[0], "factual_qa", ["lightweight", "standard", "premium"], "k")
+        mode_selection.choose(
+            tenant_a[0], "factual_qa", ["lightweight", "standard", "premium"], "k"
+        )
         for _ in range(5)
     }
     assert len(picks) == 1
@@ -108,7 +111,7 @@ def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a
     job = _detect(tenant, mode="premium")
     assert job.stage == "mitigate" and job.status == "running"
     claimed = claim_mitigation(job.pk)
-    assert mitigation_service.run(claimed)
+    assert mitigate_stage.run(claimed)
     job.refresh_from_db()
     assert job.status == "completed"
     assert "1950" not in job.final_response
@@ -129,7 +132,7 @@ def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_ll
     configure_llm(tenant, fake_llm)
     fake_llm.script(RIGHT)
     job = _detect(tenant, mode="standard")
-    assert mitigation_service.run(claim_mitigation(job.pk))
+    assert mitigate_stage.run(claim_mitigation(job.pk))
     job.refresh_from_db()
     assert job.status == "completed" and job.final_response.startswith(WRONG)
     assert "could not be fully verified" in job.final_response  # the disclaimer
@@ -164,7 +167,7 @@ def test_the_cascade_sends_only_uncertain_spans_to_the_judge(tenant_a, fake_llm)
     fake_llm.responder = judge
     job = _detect(tenant, mode="lightweight")
     assert job.stage == "mitigate"
-    assert mitigation_service.run(claim_mitigation(job.pk))
+    assert mitigate_stage.run(claim_mitigation(job.pk))
     job.refresh_from_db()
     assert job.status == "completed"
     tiers = {d["tier"] for d in job.cascade["decisions"]}

@@ -8,9 +8,9 @@ import pytest
 from django.utils import timezone
 
 from tenants.models import WebhookEndpoint
-from verification.actions import webhooks
 from verification.actions.create import NewVerification, create_verification
 from verification.models import WebhookAttempt, WebhookDelivery
+from verification.webhooks import dispatch as webhooks
 from verification.webhooks import signing
 
 pytestmark = pytest.mark.django_db

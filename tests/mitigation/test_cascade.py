@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from verification.engine.mitigation import CascadeSettings, cascade
+from verification.engine.mitigation.cascade import CascadeSettings, cascade
 from verification.engine.types import DetectionInput, DetectionResult, Span
 
 from .fake_llm import Reply

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verification.engine.mitigation import headers, lightweight, warning_text
+from verification.engine.mitigation.lightweight import headers, lightweight, warning_text
 from verification.engine.mitigation.prompts import (
     clean_answer,
     parse_cascade_reply,

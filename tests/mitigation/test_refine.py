@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from verification.engine.mitigation import Budget, RefineSettings, refine
+from verification.engine.mitigation import Budget
+from verification.engine.mitigation.refine import RefineSettings, refine
 from verification.engine.policy import PolicyDocument
 from verification.engine.types import DetectionInput
 

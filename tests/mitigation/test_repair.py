@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from verification.engine.mitigation import RepairSettings, repair
-from verification.engine.mitigation.repair import evidence_value
+from verification.engine.mitigation.repair import RepairSettings, evidence_value, repair
 from verification.engine.types import DetectionInput, DetectionResult, Evidence, Span
 
 from .fakes import fake_redetect

@@ -7,7 +7,9 @@ import json
 import pytest
 
 from verification.engine import DetectionConfig, DetectionInput, LexicalDetector
-from verification.engine.mitigation import cross_check, redetector, refine, repair
+from verification.engine.mitigation import cross_check, redetector
+from verification.engine.mitigation.refine import refine
+from verification.engine.mitigation.repair import repair
 
 from .fake_llm import Reply
 

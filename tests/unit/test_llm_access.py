@@ -7,7 +7,7 @@ import pytest
 from tests.fixtures.llm import FAKE_PRICE, configure_llm
 from tests.mitigation.fake_llm import Reply
 from verification.engine.mitigation import LLMError
-from verification.llm_access import client_for, model_config
+from verification.tenant_config import client_for, model_config
 
 
 @pytest.mark.django_db

@@ -4,7 +4,7 @@ import logging
 import pytest
 from pythonjsonlogger.json import JsonFormatter
 
-from verification.logcontext import ContextFilter, RedactFilter, bind, redact
+from observability.logcontext import ContextFilter, RedactFilter, bind, redact
 
 
 def _capture() -> tuple[logging.Logger, list[str]]:

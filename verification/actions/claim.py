@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ..models import JobStatus, VerificationJob
+from ..models import JobStage, JobStatus, VerificationJob
 
 
 def lease() -> timedelta:
@@ -22,7 +22,7 @@ def claim(job_id: uuid.UUID | str) -> VerificationJob | None:
     """Take a queued job, or a running one whose lease expired; None when not ours to take."""
     now = timezone.now()
     claimable = Q(status=JobStatus.QUEUED) | Q(
-        status=JobStatus.RUNNING, stage="detect", lease_expires_at__lt=now
+        status=JobStatus.RUNNING, stage=JobStage.DETECT, lease_expires_at__lt=now
     )
     touched = (
         VerificationJob.objects.filter(pk=job_id)

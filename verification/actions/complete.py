@@ -9,11 +9,17 @@ from dataclasses import asdict, dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from observability import metrics
+
+from .. import mode_selection
+from ..billing import usage as billing
+from ..engine.job_plan import JobPlan
 from ..engine.mitigation.result import MitigationResult
 from ..engine.types import DetectionResult
-from ..models import DetectedSpan, JobStatus, VerificationJob
-from ..notify import job_finished
-from . import billing, trajectory, webhooks
+from ..models import DetectedSpan, JobStage, JobStatus, VerificationJob
+from ..stages.wait import job_finished
+from ..webhooks import dispatch as webhooks
+from . import trajectory
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +42,41 @@ class Outcome:
     mitigation: MitigationResult | None = None
     cost_weight: float = 0.1
     cascade: dict | None = None
+
+    @classmethod
+    def from_plan(
+        cls,
+        plan: JobPlan,
+        result: DetectionResult,
+        *,
+        final_response: str,
+        detect_ms: int,
+        warning: str = "",
+        final_score: float | None = None,
+        iterations: int = 0,
+        mitigate_ms: int = 0,
+        mitigation: MitigationResult | None = None,
+        cascade: dict | None = None,
+    ) -> Outcome:
+        """The outcome of a planned job: what was decided comes from its plan."""
+        return cls(
+            result=result,
+            enabled=plan.enabled,
+            query_type=plan.query_type,
+            query_type_confidence=plan.query_type_confidence,
+            decision=plan.decision,
+            mode=plan.mode,
+            mode_source=plan.mode_source,
+            final_response=final_response,
+            warning=warning,
+            iterations=iterations,
+            detect_ms=detect_ms,
+            mitigate_ms=mitigate_ms,
+            final_score=final_score,
+            mitigation=mitigation,
+            cost_weight=plan.policy.cost_weight,
+            cascade=cascade,
+        )
 
 
 def _ms(delta) -> int:
@@ -82,7 +123,7 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
         job.enabled = outcome.enabled
         job.final_response = outcome.final_response
         job.final_score = outcome.final_score if outcome.final_score is not None else result.score
-        job.stage = "done"
+        job.stage = JobStage.DONE
         job.warning = outcome.warning
         job.iterations = outcome.iterations
         job.completed_at = now
@@ -129,11 +170,10 @@ def _reward_mode(job: VerificationJob, outcome: Outcome, cost_usd: float) -> Non
     """
     if job.verification_status != "verified" or not job.mode:
         return
-    from .. import bandit_store
 
     final = job.final_score if job.final_score is not None else 1.0
     verified = final < (job.threshold if job.threshold is not None else 0.5)
-    job.bandit_reward = bandit_store.record_outcome(job, verified, cost_usd, outcome.cost_weight)
+    job.bandit_reward = mode_selection.record_outcome(job, verified, cost_usd, outcome.cost_weight)
 
 
 def fail_job(job_id: uuid.UUID, attempt: int | None, code: str, message: str) -> bool:
@@ -163,6 +203,5 @@ def fail_job(job_id: uuid.UUID, attempt: int | None, code: str, message: str) ->
 def _after_commit(job: VerificationJob, deliveries: list[int]) -> None:
     job_finished(job.public_id)
     webhooks.enqueue(deliveries)
-    from .. import metrics
 
     metrics.observe_job(job)

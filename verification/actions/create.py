@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from tenants.models import ApiKey, Tenant
 
-from ..models import OutboxMessage, VerificationJob
-from ..queueing import TASK_DETECT, publish_outbox
+from ..models import JobStage, VerificationJob
+from ..stages.enqueue import enqueue_stage
 
 
 class IdempotencyConflict(Exception):
@@ -110,8 +110,7 @@ def create_verification(
                 request_hash=fingerprint,
                 enqueued_at=timezone.now(),
             )
-            message = OutboxMessage.objects.create(job=job, task=TASK_DETECT, queue="detect")
-            transaction.on_commit(lambda: publish_outbox(message.pk))
+            enqueue_stage(job.pk, JobStage.DETECT)
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         if not idempotency_key:

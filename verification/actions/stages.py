@@ -9,45 +9,54 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ..models import JobStatus, OutboxMessage, VerificationJob
-from ..queueing import TASK_MITIGATE, publish_outbox
+from ..engine.job_plan import JobPlan
+from ..models import JobStage, JobStatus, VerificationJob
+from ..stages.enqueue import enqueue_stage
 from .claim import lease
 
 
 def hand_to_mitigation(
-    job_id: uuid.UUID, attempt: int, fields: dict[str, Any], detection: dict[str, Any]
+    job_id: uuid.UUID, attempt: int, plan: JobPlan, detection: dict[str, Any], detect_ms: int
 ) -> bool:
-    """Store the detection and queue the job for the mitigate workers (one transaction)."""
+    """Store the plan and the detection and queue the job for the mitigate workers
+    (one transaction); False if this attempt no longer owns the job."""
     now = timezone.now()
-    latency_detect = fields.pop("latency_detect", 0)
     with transaction.atomic():
         job = (
             VerificationJob.objects.select_for_update(of=("self",))
-            .filter(pk=job_id, status=JobStatus.RUNNING, stage="detect", attempts=attempt)
+            .filter(pk=job_id, status=JobStatus.RUNNING, stage=JobStage.DETECT, attempts=attempt)
             .first()
         )
         if job is None:
             return False
-        for name, value in fields.items():
-            setattr(job, name, value)
+        job.plan = plan.model_dump(mode="json")
+        # what the API and the dashboard show while the job is mitigated
+        job.query_type = plan.query_type
+        job.query_type_confidence = plan.query_type_confidence
+        job.decision = plan.decision
+        job.mode = plan.mode
+        job.mode_source = plan.mode_source
+        job.enabled = plan.enabled
+        job.threshold = plan.threshold
         job.detection = detection
-        job.stage = "mitigate"
+        job.stage = JobStage.MITIGATE
         job.lease_expires_at = now + lease()
-        job.latency_ms = {"detect": latency_detect}
+        job.latency_ms = {"detect": detect_ms}
         job.save()
-        message = OutboxMessage.objects.create(job=job, task=TASK_MITIGATE, queue="mitigate")
-        transaction.on_commit(lambda: publish_outbox(message.pk))
+        enqueue_stage(job.pk, JobStage.MITIGATE)
     return True
 
 
 def claim_mitigation(job_id: uuid.UUID | str) -> VerificationJob | None:
     """Take a job waiting for mitigation, or one whose mitigation lease expired."""
     now = timezone.now()
-    claimable = Q(stage="mitigate") | Q(stage="mitigating", lease_expires_at__lt=now)
+    claimable = Q(stage=JobStage.MITIGATE) | Q(stage=JobStage.MITIGATING, lease_expires_at__lt=now)
     touched = (
         VerificationJob.objects.filter(pk=job_id, status=JobStatus.RUNNING)
         .filter(claimable)
-        .update(stage="mitigating", lease_expires_at=now + lease(), attempts=F("attempts") + 1)
+        .update(
+            stage=JobStage.MITIGATING, lease_expires_at=now + lease(), attempts=F("attempts") + 1
+        )
     )
     if touched != 1:
         return None

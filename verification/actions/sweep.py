@@ -6,11 +6,10 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
-from ..models import JobStatus, OutboxMessage, VerificationJob
-from ..queueing import TASK_DETECT, TASK_MITIGATE, publish_outbox
+from ..models import JobStage, JobStatus, OutboxMessage, VerificationJob
+from ..stages.enqueue import enqueue_stage, publish_outbox
 from .claim import lease
 from .complete import fail_job
 
@@ -28,11 +27,9 @@ def relay_outbox(limit: int = 500) -> int:
     return sum(1 for pk in ids if publish_outbox(pk))
 
 
-def _requeue(job_id, reason: str, stage: str = "detect") -> None:
-    task, queue = (TASK_DETECT, "detect") if stage == "detect" else (TASK_MITIGATE, "mitigate")
-    with transaction.atomic():
-        message = OutboxMessage.objects.create(job_id=job_id, task=task, queue=queue)
-        transaction.on_commit(lambda: publish_outbox(message.pk))
+def _requeue(job_id, reason: str, stage: str = JobStage.DETECT) -> None:
+    # a job lost while mitigating waits for the mitigate queue again
+    enqueue_stage(job_id, JobStage.DETECT if stage == JobStage.DETECT else JobStage.MITIGATE)
     log.warning("re-enqueued job %s: %s", job_id, reason)
 
 

@@ -7,16 +7,34 @@ and YAML import all reject the same bad input with the same field paths.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-Mode = Literal["lightweight", "standard", "premium", "auto"]
-ConcreteMode = Literal["lightweight", "standard", "premium"]
+from .modes import AUTO, MODE_NAMES
 
 
-def _all_modes() -> list[ConcreteMode]:
-    return ["lightweight", "standard", "premium"]
+def _concrete(name: str) -> str:
+    if name not in MODE_NAMES:
+        raise ValueError(f"Input should be one of {', '.join(map(repr, MODE_NAMES))}")
+    return name
+
+
+def _mode(name: str) -> str:
+    if name != AUTO and name not in MODE_NAMES:
+        raise ValueError(f"Input should be {AUTO!r} or one of {', '.join(map(repr, MODE_NAMES))}")
+    return name
+
+
+#: A registered mode (`engine/modes.py`), or "auto" where the bandit may choose.
+ConcreteMode = Annotated[
+    str, AfterValidator(_concrete), Field(json_schema_extra={"enum": list(MODE_NAMES)})
+]
+Mode = Annotated[str, AfterValidator(_mode), Field(json_schema_extra={"enum": [*MODE_NAMES, AUTO]})]
+
+
+def _all_modes() -> list[str]:
+    return list(MODE_NAMES)
 
 
 DEFAULT_WARNING = (

@@ -281,3 +281,14 @@ def main() -> None:
     w, b = fit(encoder, load_examples())
     np.savez(WEIGHTS_PATH, w=w, b=b, train_sha256=np.array(_file_digest(TRAIN_PATH)))
     print(f"wrote {WEIGHTS_PATH} ({w.shape[0]}x{w.shape[1]})")
+
+
+class KnownTypes:
+    """A classifier that hands back query types already computed (for policy
+    resolution), so the pipeline does not classify the same query twice."""
+
+    def __init__(self, types: dict[str | None, tuple[str, float]]):
+        self.types = types
+
+    def classify_batch(self, queries: list[str | None]) -> list[tuple[str, float]]:
+        return [self.types.get(q) or classify_query(q) for q in queries]

@@ -1,4 +1,4 @@
-from .jobs import DetectedSpan, Feedback, JobStatus, VerificationJob
+from .jobs import DetectedSpan, Feedback, JobStage, JobStatus, VerificationJob
 from .mitigation import LLMCallRecord, MitigationStep, ModeArm
 from .outbox import OutboxMessage
 from .usage import UsageRecord
@@ -7,6 +7,7 @@ from .webhooks import WebhookAttempt, WebhookDelivery
 __all__ = [
     "DetectedSpan",
     "Feedback",
+    "JobStage",
     "JobStatus",
     "LLMCallRecord",
     "MitigationStep",

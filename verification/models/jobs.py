@@ -22,6 +22,15 @@ class JobStatus(models.TextChoices):
 FINAL_STATUSES = (JobStatus.COMPLETED, JobStatus.FAILED)
 
 
+class JobStage(models.TextChoices):
+    """Where a running job is: detection, waiting for mitigation, mitigating, finished."""
+
+    DETECT = "detect"
+    MITIGATE = "mitigate"
+    MITIGATING = "mitigating"
+    DONE = "done"
+
+
 class VerificationJob(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="jobs")
@@ -79,8 +88,9 @@ class VerificationJob(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
-    # "detect" until detection is stored; "mitigate" while waiting for or running mitigation.
-    stage = models.CharField(max_length=16, default="detect")
+    stage = models.CharField(max_length=16, choices=JobStage.choices, default=JobStage.DETECT)
+    # The job's plan (`engine.job_plan.JobPlan`), stored when it moves to the mitigate stage.
+    plan = models.JSONField(null=True, blank=True)
     detection = models.JSONField(
         null=True, blank=True, help_text="detection of the original answer"
     )

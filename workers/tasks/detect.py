@@ -7,9 +7,9 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from verification import metrics, tracing
+from observability import metrics, tracing
 from verification.actions.claim import claim, claim_more
-from verification.processing import process_jobs
+from verification.stages.detect import process_jobs
 
 from .options import JOB_TASK_OPTIONS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from verification.actions.sweep import relay_outbox, sweep_stuck_jobs
-from verification.actions.webhooks import dispatch_due
+from verification.webhooks.dispatch import dispatch_due
 
 
 @shared_task(name="truthlens.sweep_jobs", queue="maintenance", ignore_result=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from verification import tracing
+from observability import tracing
+from observability.logcontext import bind
 from verification.actions.stages import claim_mitigation
-from verification.logcontext import bind
 
 from .options import JOB_TASK_OPTIONS
 
@@ -17,10 +17,10 @@ def mitigate(job_id: str) -> None:
     job = claim_mitigation(job_id)
     if job is None:
         return
-    from verification import mitigation_service
+    from verification.stages import mitigate as mitigate_stage
 
     with (
         bind(job_id=job.public_id, tenant_id=str(job.tenant_id)),
         tracing.continued(mitigate.request, "mitigate", mode=job.mode),
     ):
-        mitigation_service.run(job)
+        mitigate_stage.run(job)

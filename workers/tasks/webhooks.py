@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from verification import tracing
-from verification.actions.webhooks import attempt_delivery
+from observability import tracing
+from verification.webhooks.dispatch import attempt_delivery
 
 from .options import JOB_TASK_OPTIONS
 

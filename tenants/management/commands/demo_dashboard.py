@@ -20,7 +20,7 @@ from django.utils import timezone
 from dashboard.models import PolicyChange
 from dashboard.policy_actions import save_policy
 from tenants.models import ApiKey, Membership, Plan, Tenant, WebhookEndpoint
-from verification.actions.billing import price_for
+from verification.billing.usage import price_for
 from verification.engine.policy import PolicyDocument
 from verification.engine.spans import risk_level
 from verification.models import (

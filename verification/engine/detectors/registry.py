@@ -13,7 +13,7 @@ Specs:
     "/path/to/folder"       the same, without the prefix
 
 The service passes `TRUTHLENS_DETECTOR` and `TRUTHLENS_DETECTOR_DTYPE`
-(`verification.detector_access.service_detector`).
+(`verification.tenant_config.service_detector`).
 
 Loading a model takes seconds and hundreds of MB, so each spec is loaded
 once per process and the same instance is returned afterwards (workers

@@ -1,23 +1,21 @@
 """One entry point for the worker: run the chosen mode, degrading when models are missing.
 
 The worker resolves the mode (request override, policy, or the bandit for
-`auto`) and the tenant's models; this picks the implementation. A mode that
-needs models the tenant has not configured falls back to the next one that
-works (premium -> standard -> no-LLM repair) and says so in `warnings`,
-because a cheaper mitigation is better than none.
+`auto`) and the tenant's models; this looks the mode up in the registry
+(`engine/modes.py`) and runs it. A mode that needs models the tenant has not
+configured falls back to its registered `fallback` (premium -> standard; standard
+without an LLM repairs without one) and says so in `warnings`, because a cheaper
+mitigation is better than none.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..modes import mode_spec
 from ..policy import PolicyDocument
 from ..types import DetectionInput, DetectionResult
-from .lightweight import lightweight
 from .llm import Budget, LLMClient, ModelConfig
-from .premium import PremiumSettings, cross_check
-from .refine import RefineSettings, refine
-from .repair import repair
 from .result import Iteration, MitigationResult, Redetect
 
 
@@ -28,6 +26,21 @@ class Models:
     primary: ModelConfig | None = None
     verifiers: tuple[ModelConfig, ...] = ()
     judge: ModelConfig | None = None
+
+
+@dataclass
+class ModeRequest:
+    """What a mode's runner gets (see `ModeSpec.runner`)."""
+
+    item: DetectionInput
+    detection: DetectionResult
+    policy: PolicyDocument
+    redetect: Redetect
+    threshold: float
+    client: LLMClient | None = None
+    models: Models = field(default_factory=Models)
+    budget: Budget | None = None
+    max_iterations: int | None = None
 
 
 def passthrough(item: DetectionInput, detection: DetectionResult, reason: str) -> MitigationResult:
@@ -56,49 +69,29 @@ def mitigate(
     threshold: float | None = None,
     max_iterations: int | None = None,
 ) -> MitigationResult:
-    """Mitigate `item.response` in `mode` ("lightweight" | "standard" | "premium").
+    """Mitigate `item.response` in `mode` (a registered mode, `engine/modes.py`).
 
     `threshold` and `max_iterations` come from the resolved policy decision and
     default to the policy's own. Answers that pass (`score < threshold`) or were
     not verified come back unchanged with stop_reason "passed" / "not_verified".
     """
-    if mode not in ("lightweight", "standard", "premium"):
-        raise ValueError(f"mode must be resolved before mitigation, got {mode!r}")
+    spec = mode_spec(mode)  # before anything else: "auto" must be resolved by now
     limit = policy.threshold if threshold is None else threshold
     if detection.status != "verified" or detection.score is None:
         return passthrough(item, detection, "not_verified")
     if detection.score < limit:
         return passthrough(item, detection, "passed")
-    models = models or Models()
+    request = ModeRequest(
+        item, detection, policy, redetect, limit, client, models or Models(), budget, max_iterations
+    )
     warnings: list[str] = []
-
-    if mode == "premium":
-        if client is not None and models.verifiers and models.judge is not None:
-            settings = PremiumSettings(
-                max_iterations=policy.premium.max_iterations,
-                require_consensus=policy.premium.require_consensus,
-                threshold=limit,
-            )
-            return cross_check(
-                item, detection, redetect, client, models.verifiers, models.judge, settings, budget
-            )
-        warnings.append("premium needs verification and judge models; fell back to standard")
-        mode = "standard"
-    if mode == "standard":
-        if client is not None and models.primary is not None:
-            result = refine(
-                item,
-                detection,
-                redetect,
-                client,
-                models.primary,
-                RefineSettings.from_policy(policy, max_iterations),
-                budget,
-            )
-        else:
-            warnings.append("no LLM configured; repaired without one")
-            result = repair(item, detection, redetect=redetect)
-    else:
-        result = lightweight(item, detection, limit, policy.warning_template)
+    while True:
+        result = spec.load_runner()(request)
+        if result is not None:
+            break
+        if spec.fallback is None:
+            raise RuntimeError(f"mode {spec.name!r} could not run and has no fallback")
+        warnings.append(spec.fallback_warning)
+        spec = mode_spec(spec.fallback)
     result.warnings[:0] = warnings
     return result

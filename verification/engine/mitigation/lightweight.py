@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ..policy import DEFAULT_WARNING
+from ..policy import DEFAULT_WARNING, PolicyDocument
 from ..types import DetectionInput, DetectionResult, Span
 from .result import Iteration, MitigationResult
+
+if TYPE_CHECKING:
+    from .dispatch import ModeRequest
 
 MAX_SPANS_IN_WARNING = 5
 
@@ -46,6 +50,13 @@ def lightweight(
     )
 
 
+def run_mode(request: ModeRequest) -> MitigationResult:
+    """The registry's runner (`engine/modes.py`)."""
+    return lightweight(
+        request.item, request.detection, request.threshold, request.policy.warning_template
+    )
+
+
 def headers(
     enabled: bool,
     mode: str,
@@ -63,3 +74,17 @@ def headers(
         "X-TruthLens-Iterations": str(iterations),
         "X-TruthLens-Latency-Ms": "" if latency_ms is None else str(round(latency_ms)),
     }
+
+
+def warning_for(
+    enabled: bool, policy: PolicyDocument, result: DetectionResult, threshold: float
+) -> str:
+    """The warning a finished job carries: none when verification is off or the
+    answer passed, the reason when it could not be verified, else the policy's template."""
+    if not enabled:
+        return ""
+    if result.status == "unverifiable":
+        return f"This answer could not be verified: {result.reason}"
+    if result.status != "verified" or not result.detected:
+        return ""
+    return warning_text(policy.warning_template, result, threshold)

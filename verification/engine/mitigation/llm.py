@@ -16,8 +16,20 @@ import threading
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
+
+from .llm_types import (  # re-exported: callers import them from here too
+    BudgetExceeded,
+    CostSource,
+    LLMCall,
+    LLMError,
+    LLMReply,
+    LLMRequest,
+    Message,
+    ModelConfig,
+    Price,
+    RetryPolicy,
+)
 
 # Without this litellm fetches its price map from GitHub at import time; workers are offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -32,92 +44,6 @@ from tenacity import (  # noqa: E402
 )
 
 litellm.suppress_debug_info = True  # no "Give Feedback" banners in worker logs
-
-Message = dict[str, Any]
-CostSource = Literal["price_table", "litellm", "unknown"]
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    """Where and how to call one model. `model` uses litellm names (`openai/gpt-4o-mini`)."""
-
-    model: str
-    api_base: str | None = None
-    api_key: str | None = None
-    timeout_s: float = 30.0
-    max_tokens: int = 512
-    temperature: float = 0.0
-
-
-@dataclass(frozen=True)
-class Price:
-    """USD per million tokens, for models litellm has no price for (self-hosted, new)."""
-
-    input_per_mtok: float
-    output_per_mtok: float
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 3
-    initial_s: float = 0.5
-    max_s: float = 8.0
-    # A provider's Retry-After is honoured up to this; longer waits are better spent failing
-    # over (the worker's own retry or a cheaper mode) than holding a mitigate slot.
-    max_retry_after_s: float = 20.0
-
-
-@dataclass
-class LLMCall:
-    """What one logical call cost, successful or not (retries are folded into `attempts`)."""
-
-    model: str
-    role: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_ms: float = 0.0
-    cost_usd: float = 0.0
-    estimated_cost_usd: float = 0.0
-    cost_source: CostSource = "unknown"
-    attempts: int = 0
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class LLMRequest:
-    config: ModelConfig
-    messages: list[Message]
-    role: str
-
-
-@dataclass
-class LLMReply:
-    text: str
-    call: LLMCall
-
-
-class LLMError(Exception):
-    """A call failed for good (non-retryable, or retries exhausted); `call` holds its record."""
-
-    def __init__(self, message: str, call: LLMCall) -> None:
-        super().__init__(message)
-        self.call = call
-
-
-class BudgetExceeded(Exception):
-    """Raised before a call whose estimated cost would exceed the remaining budget."""
-
-    def __init__(self, estimate_usd: float, remaining_usd: float, scope: str) -> None:
-        super().__init__(
-            f"estimated ${estimate_usd:.6f} exceeds the remaining {scope} budget "
-            f"${remaining_usd:.6f}"
-        )
-        self.estimate_usd = estimate_usd
-        self.remaining_usd = remaining_usd
-        self.scope = scope
 
 
 class Budget:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..types import DetectionInput, DetectionResult, Span
 from .agreement import Comparison, Similarity, compare, lexical_similarity
@@ -25,6 +26,9 @@ from .prompts import DisputedClaim, JudgeVerdict, answer_messages, judge_message
 from .repair import DEFAULT_QUALIFIER, qualify
 from .result import Change, Iteration, MitigationResult, Redetect, score_of
 from .segments import Segment, replace_segments, split_sentences
+
+if TYPE_CHECKING:
+    from .dispatch import ModeRequest
 
 
 @dataclass(frozen=True)
@@ -272,4 +276,27 @@ def cross_check(
         changes=changes,
         warnings=warnings,
         final_spans=list(current.spans),
+    )
+
+
+def run_mode(request: ModeRequest) -> MitigationResult | None:
+    """The registry's runner (`engine/modes.py`); None without verifier and judge
+    models, so the registry's fallback (standard) runs instead."""
+    models = request.models
+    if request.client is None or not models.verifiers or models.judge is None:
+        return None
+    settings = PremiumSettings(
+        max_iterations=request.policy.premium.max_iterations,
+        require_consensus=request.policy.premium.require_consensus,
+        threshold=request.threshold,
+    )
+    return cross_check(
+        request.item,
+        request.detection,
+        request.redetect,
+        request.client,
+        models.verifiers,
+        models.judge,
+        settings,
+        request.budget,
     )

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..policy import PolicyDocument
 from ..types import DetectionInput, DetectionResult
 from .llm import Budget, BudgetExceeded, LLMClient, LLMError, ModelConfig
 from .prompts import clean_answer, refinement_messages
+from .repair import repair
 from .result import Iteration, MitigationResult, Redetect, score_of
+
+if TYPE_CHECKING:
+    from .dispatch import ModeRequest
 
 DEFAULT_DISCLAIMER = (
     "Note: this answer could not be fully verified against the provided context"
@@ -146,4 +151,22 @@ def refine(
         warnings=warnings,
         disclaimer=disclaimer,
         final_spans=list(best.spans),
+    )
+
+
+def run_mode(request: ModeRequest) -> MitigationResult:
+    """The registry's runner (`engine/modes.py`): self-refine with the tenant's model,
+    or, with no LLM configured, the no-LLM repair."""
+    if request.client is None or request.models.primary is None:
+        result = repair(request.item, request.detection, redetect=request.redetect)
+        result.warnings.insert(0, "no LLM configured; repaired without one")
+        return result
+    return refine(
+        request.item,
+        request.detection,
+        request.redetect,
+        request.client,
+        request.models.primary,
+        RefineSettings.from_policy(request.policy, request.max_iterations),
+        request.budget,
     )

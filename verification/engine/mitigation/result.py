@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from ..types import DetectionInput, DetectionResult, Span
-from .llm import LLMCall
+from .llm_types import LLMCall
 
 #: The re-detection function a mode calls on each candidate answer. The worker
 #: binds it to the real pipeline, e.g. `lambda item: verify(item, config, detector)`;

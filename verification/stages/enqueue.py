@@ -1,21 +1,49 @@
-"""Publishing job messages to the broker, through the transactional outbox."""
+"""Queueing a job's next stage through the transactional outbox, and publishing it.
+
+`STAGE_TASKS` is the one map from a stage to its Celery task and queue; the
+tasks in `workers/tasks/` are registered under these names.
+"""
 
 from __future__ import annotations
 
 import logging
+import uuid
+from typing import NamedTuple
 
 from celery import current_app
+from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
-from .models import OutboxMessage
+from ..models import JobStage, OutboxMessage
 
 log = logging.getLogger(__name__)
 
-TASK_DETECT = "truthlens.detect"
-TASK_MITIGATE = "truthlens.mitigate"
-TASK_DELIVER_WEBHOOK = "truthlens.deliver_webhook"
+
+class Route(NamedTuple):
+    task: str
+    queue: str
+
+
+DETECT = Route("truthlens.detect", "detect")
+MITIGATE = Route("truthlens.mitigate", "mitigate")
+DELIVER_WEBHOOK = Route("truthlens.deliver_webhook", "webhooks")
+
+#: The stage a job waits in -> the task that runs it.
+STAGE_TASKS = {JobStage.DETECT: DETECT, JobStage.MITIGATE: MITIGATE}
+
+
+def enqueue_stage(job_id: uuid.UUID, stage: str) -> OutboxMessage:
+    """Record the message that runs `stage` for the job, and publish it once the
+    surrounding transaction commits (the relay retries what the broker refused)."""
+    route = STAGE_TASKS.get(JobStage(stage))
+    if route is None:
+        raise ValueError(f"no task runs the stage {stage!r}")
+    with transaction.atomic():
+        message = OutboxMessage.objects.create(job_id=job_id, task=route.task, queue=route.queue)
+        transaction.on_commit(lambda: publish_outbox(message.pk))
+    return message
 
 
 def publish_outbox(message_id: int) -> bool:
@@ -44,7 +72,7 @@ def publish_outbox(message_id: int) -> bool:
 def enqueue_webhook(delivery_id: int) -> bool:
     try:
         current_app.send_task(
-            TASK_DELIVER_WEBHOOK, args=[delivery_id], queue="webhooks", retry=False
+            DELIVER_WEBHOOK.task, args=[delivery_id], queue=DELIVER_WEBHOOK.queue, retry=False
         )
     except (KombuOperationalError, RedisError, OSError) as exc:
         log.warning("broker unavailable, webhook %s left for the dispatcher: %s", delivery_id, exc)

@@ -17,10 +17,12 @@ from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
+from observability import metrics
+
 from ..models import VerificationJob, WebhookAttempt, WebhookDelivery
-from ..queueing import enqueue_webhook
 from ..serializers import VerificationSerializer
-from ..webhooks import delivery as transport
+from ..stages.enqueue import enqueue_webhook
+from . import delivery as transport
 
 log = logging.getLogger(__name__)
 SENDING_LEASE = timedelta(minutes=2)
@@ -126,7 +128,6 @@ def attempt_delivery(delivery_id: int) -> str | None:
     WebhookDelivery.objects.filter(pk=delivery_id).update(
         status=status, lease_expires_at=None, last_status_code=result.status_code, **updates
     )
-    from .. import metrics
 
     metrics.WEBHOOKS.labels(outcome="delivered" if result.ok else "failed_attempt").inc()
     return status

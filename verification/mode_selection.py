@@ -1,14 +1,17 @@
-"""Thompson sampling state in Postgres: choosing a mode and updating arms atomically.
+"""How a request's mitigation mode is chosen, and the Thompson-sampling state behind it.
 
-The math is `verification.engine.bandit`; here the arms are rows of
-`ModeArm`, updated with F() expressions so concurrent workers never lose
-an update. Feedback is one more observation per job: "correct" adds a
-success, "hallucinated" a failure, at most once per job.
+The request's explicit mode wins, then the policy's (decision or default); `auto`
+samples among the modes the policy allows, per tenant and query type. The math is
+`verification.engine.bandit`; here the arms are rows of `ModeArm`, updated with F()
+expressions so concurrent workers never lose an update. Feedback is one more
+observation per job: "correct" adds a success, "hallucinated" a failure, at most
+once per job. The modes themselves are registered in `engine/modes.py`.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
@@ -17,7 +20,34 @@ from django.db.models import F
 from tenants.models import Tenant
 
 from .engine import bandit
+from .engine.modes import AUTO, MODE_NAMES
+from .engine.policy import PolicyDocument
 from .models import ModeArm, VerificationJob
+
+
+@dataclass(frozen=True)
+class ModeChoice:
+    mode: str
+    source: str  # request | policy | bandit
+
+
+def choose_mode(
+    requested: str,
+    policy: PolicyDocument,
+    decision_mode: str,
+    tenant: Tenant,
+    query_type: str,
+    key: str,
+) -> ModeChoice:
+    """The request's explicit mode wins; `auto` (from the request, decision or policy)
+    samples among the modes the policy allows."""
+    if requested and requested != AUTO:
+        return ModeChoice(requested, "request")
+    candidate = decision_mode if decision_mode != AUTO else policy.default_mode
+    if candidate != AUTO:
+        return ModeChoice(candidate, "policy")
+    allowed = list(policy.allowed_modes) or [MODE_NAMES[0]]
+    return ModeChoice(choose(tenant, query_type, allowed, key), "bandit")
 
 
 def _rng(key: str) -> random.Random:

@@ -1,0 +1,84 @@
+"""The mitigation modes, in one registry (DESIGN §2.3).
+
+A new mode is one `ModeSpec` here plus its runner in `engine/mitigation/`: the
+policy schema, the API's and the gateway's mode checks, the dashboard's policy
+editor, routing (which jobs go to the LLM queue) and billing all read this table.
+The runner is named, not imported, so a process that only detects (the GPU
+worker, the web process) never imports litellm, which the LLM modes need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+AUTO = "auto"  # not a mode: "let the bandit choose among the allowed modes"
+
+
+@dataclass(frozen=True)
+class ModeSpec:
+    name: str
+    summary: str
+    #: It rewrites a flagged answer with an LLM, so such jobs go to the mitigate
+    #: queue when the tenant has LLM settings.
+    needs_llm: bool
+    #: `module:function` under `verification.engine.mitigation`; the function takes a
+    #: `dispatch.ModeRequest` and returns a `MitigationResult`, or None when the
+    #: request lacks what the mode needs (then `fallback` runs, with a warning).
+    runner: str
+    fallback: str | None = None
+    fallback_warning: str = ""
+    #: Without any LLM, the detect stage can still finish the job with the no-LLM
+    #: repair instead of a warning.
+    repairs_without_llm: bool = False
+
+    @property
+    def price_key(self) -> str:
+        """The key of `Plan.price_per_verification` this mode is billed at."""
+        return self.name
+
+    def load_runner(self) -> Callable[[Any], Any]:
+        module, _, function = self.runner.partition(":")
+        return getattr(import_module(f"verification.engine.mitigation.{module}"), function)
+
+
+MODES: dict[str, ModeSpec] = {
+    spec.name: spec
+    for spec in (
+        ModeSpec(
+            "lightweight",
+            "Warn: the answer unchanged, with a warning naming its unsupported spans.",
+            needs_llm=False,
+            runner="lightweight:run_mode",
+        ),
+        ModeSpec(
+            "standard",
+            "Self-refine: the same LLM rewrites the answer until it passes detection.",
+            needs_llm=True,
+            runner="refine:run_mode",
+            repairs_without_llm=True,
+        ),
+        ModeSpec(
+            "premium",
+            "Cross-verification: several models check the claims and a judge decides.",
+            needs_llm=True,
+            runner="premium:run_mode",
+            fallback="standard",
+            fallback_warning="premium needs verification and judge models; fell back to standard",
+        ),
+    )
+}
+
+MODE_NAMES: tuple[str, ...] = tuple(MODES)
+
+
+def mode_spec(name: str) -> ModeSpec:
+    """The registered mode `name`; ValueError for anything else (including "auto")."""
+    try:
+        return MODES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown mode {name!r}: expected one of {', '.join(MODE_NAMES)}"
+        ) from None

@@ -1,0 +1,152 @@
+"""The detect stage: plan each claimed job, detect the batch, route each job on.
+
+This is the glue between Django rows and the pure engine; the Celery task
+only claims jobs and hands them here. Lightweight jobs, jobs with nothing
+to fix and no-LLM repairs finish here; jobs whose mode needs an LLM (or whose
+uncertain spans go to the cascade) move to the `mitigate` queue, with their
+plan, when the tenant has an LLM configured (`JobPlan.next_step`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from observability import metrics
+from observability.logcontext import bind
+from tenants.models import LLMSettings
+
+from ..actions.complete import Outcome, complete_job, fail_job
+from ..actions.stages import hand_to_mitigation
+from ..engine import DetectionConfig, DetectionInput, DetectionResult, verify_batch
+from ..engine.job_plan import JobPlan, Step
+from ..engine.mitigation.redetect import redetector
+from ..engine.mitigation.repair import repair
+from ..engine.query_types import KnownTypes, default_classifier
+from ..models import VerificationJob
+from ..tenant_config import service_detector
+from .codec import result_to_dict
+from .plan import plan_request
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Planned:
+    """A claimed job with its plan and the attempt that owns it."""
+
+    job: VerificationJob
+    attempt: int
+    item: DetectionInput
+    plan: JobPlan
+    detect_ms: int = 0
+
+    def known_types(self) -> KnownTypes:
+        return KnownTypes(
+            {self.item.query: (self.plan.query_type, self.plan.query_type_confidence)}
+        )
+
+
+def job_input(job: VerificationJob) -> DetectionInput:
+    return DetectionInput.build(
+        context=list(job.context or []),
+        response=job.response,
+        query=job.query or None,
+        passage_ids=job.passage_ids,
+    )
+
+
+def process_jobs(jobs: list[VerificationJob]) -> None:
+    """Detect every claimed job (one detector call per policy config) and route it on."""
+    # One query for the batch, not one per job: the tenants' LLM settings.
+    llms = {
+        llm.tenant_id: llm
+        for llm in LLMSettings.objects.filter(tenant_id__in={job.tenant_id for job in jobs})
+    }
+    # One encoder pass for the whole batch's queries (they pick the policy decision).
+    types = default_classifier().classify_batch([job.query or "" for job in jobs])
+    planned: list[Planned] = []
+    for job, (query_type, confidence) in zip(jobs, types, strict=True):
+        try:
+            plan = plan_request(job, query_type, confidence, llms.get(job.tenant_id))
+        except Exception as exc:  # a bad stored policy must fail this job, not the batch
+            log.exception("planning failed for job %s", job.pk)
+            fail_job(job.pk, job.attempts, "policy_error", str(exc)[:500])
+            continue
+        planned.append(Planned(job, job.attempts, job_input(job), plan))
+    detector = service_detector()
+    groups: dict[DetectionConfig, list[Planned]] = defaultdict(list)
+    for p in planned:
+        groups[p.plan.config].append(p)
+    metrics.DETECT_BATCH.observe(len(planned))
+    for config, members in groups.items():
+        _maybe_inject_fault(members)
+        started = time.monotonic()
+        known = KnownTypes(
+            {p.item.query: (p.plan.query_type, p.plan.query_type_confidence) for p in members}
+        )
+        results = verify_batch([p.item for p in members], config, detector, classifier=known)
+        detect_ms = int((time.monotonic() - started) * 1000)
+        for p, result in zip(members, results, strict=True):
+            p.detect_ms = detect_ms
+            with bind(job_id=p.job.public_id, tenant_id=str(p.job.tenant_id)):
+                route(p, result, has_llm=p.job.tenant_id in llms)
+                log.info(
+                    "detection finished",
+                    extra={"status": result.status, "score": result.score, "ms": detect_ms},
+                )
+
+
+def route(p: Planned, result: DetectionResult, has_llm: bool) -> None:
+    """Finish now, repair without an LLM, or hand over to the mitigate queue."""
+    step = p.plan.next_step(result, has_llm)
+    if step is Step.MITIGATE:
+        hand_to_mitigation(p.job.pk, p.attempt, p.plan, result_to_dict(result), p.detect_ms)
+    elif step is Step.REPAIR:
+        _finish_with_repair(p, result)
+    else:
+        complete_job(
+            p.job.pk,
+            p.attempt,
+            Outcome.from_plan(
+                p.plan,
+                result,
+                final_response=p.job.response,
+                final_score=result.score,
+                warning=p.plan.warning(result),
+                detect_ms=p.detect_ms,
+            ),
+        )
+
+
+def _finish_with_repair(p: Planned, result: DetectionResult) -> None:
+    """A fixing mode without an LLM: edit the answer from its spans, then re-score it."""
+    started = time.monotonic()
+    redetect = redetector(p.plan.config, service_detector(), p.known_types())
+    repaired = repair(p.item, result, redetect=redetect)
+    complete_job(
+        p.job.pk,
+        p.attempt,
+        Outcome.from_plan(
+            p.plan,
+            result,
+            final_response=repaired.final_response,
+            final_score=repaired.final_score,
+            warning=" ".join(w for w in repaired.warnings if w),
+            iterations=1 if repaired.changes else 0,
+            detect_ms=p.detect_ms,
+            mitigate_ms=int((time.monotonic() - started) * 1000),
+            mitigation=repaired,
+        ),
+    )
+
+
+def _maybe_inject_fault(members: list[Planned]) -> None:
+    """Sleep in a job's first attempt when configured, so tests can kill a worker mid-task."""
+    delay = settings.TRUTHLENS["FAULT_DETECT_SLEEP_SECONDS"]
+    if delay and any(p.attempt == 1 for p in members):
+        time.sleep(delay)
