@@ -9,8 +9,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tenants.models import WebhookEndpoint
-from verification.engine.messages import MessagesError, inputs_from_messages
 from verification.engine.modes import AUTO, MODE_NAMES
+from verification.engine.text.messages import MessagesError, inputs_from_messages
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO_ROOT))  # run as a script from anywhere
 
 from bench.metrics import char_span_prf, example_metrics, reliability  # noqa: E402
 from bench.overlap_baseline import score_overlap  # noqa: E402
-from verification.engine.spans import merge_spans, response_score  # noqa: E402
+from verification.engine.scoring.spans import merge_spans, response_score  # noqa: E402
 from verification.engine.types import DetectionInput  # noqa: E402
 
 EVAL_FILES = (

@@ -25,12 +25,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verification.engine.embeddings import get_encoder  # noqa: E402
 from verification.engine.query_types import (  # noqa: E402
     QueryTypeClassifier,
     load_examples,
     rule_scores,
 )
+from verification.engine.text.embeddings import get_encoder  # noqa: E402
 from verification.engine.types import QUERY_TYPES  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "query_types.jsonl"

@@ -25,9 +25,9 @@ from rest_framework.response import Response
 
 from tenants.models import LLMSettings
 from verification.actions.create import NewVerification, create_verification
-from verification.engine.messages import MessagesError, inputs_from_messages
 from verification.engine.mitigation import LLMError
 from verification.engine.modes import AUTO, MODE_NAMES
+from verification.engine.text.messages import MessagesError, inputs_from_messages
 from verification.models import LLMCallRecord, VerificationJob
 from verification.serializers import VerificationSerializer, verification_headers
 from verification.tenant_config import client_for, model_config, policy_for, request_errors

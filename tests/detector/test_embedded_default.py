@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from verification.engine.detectors.registry import load_detector
-from verification.engine.messages import inputs_from_messages
 from verification.engine.pipeline import DetectionConfig, verify
+from verification.engine.text.messages import inputs_from_messages
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,7 @@ from verification.engine.detectors.response_head import (
     load_head,
     response_features,
 )
-from verification.engine.spans import response_score
+from verification.engine.scoring.spans import response_score
 from verification.engine.train.datagen import TRAINING_FILES
 from verification.engine.train.head import fit
 from verification.engine.types import Coverage, DetectionInput, Span, TokenPrediction, TokenProb

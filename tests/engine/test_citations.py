@@ -1,4 +1,4 @@
-from verification.engine.citations import CitationPolicy, check_citations, parse_marker
+from verification.engine.scoring.citations import CitationPolicy, check_citations, parse_marker
 from verification.engine.types import DetectionInput
 
 LONG_1 = "The tower was completed in 1889 for the fair held in Paris"

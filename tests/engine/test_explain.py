@@ -1,6 +1,6 @@
 import pytest
 
-from verification.engine.explain import explain_spans
+from verification.engine.explain.labels import explain_spans
 from verification.engine.types import DetectionInput, Span
 
 

@@ -42,7 +42,12 @@ def test_the_api_and_the_policy_editor_offer_the_registered_modes():
 def _result(score: float, confidence: float = 0.9) -> DetectionResult:
     spans = [Span(0, 4, "1950", confidence, "contradiction")] if score >= 0.5 else []
     return DetectionResult(
-        status="verified", score=score, detected=score >= 0.5, spans=spans, coverage=Coverage()
+        status="verified",
+        score=score,
+        detected=score >= 0.5,
+        risk_level="high" if score >= 0.5 else "low",
+        spans=spans,
+        coverage=Coverage(),
     )
 
 

@@ -1,4 +1,4 @@
-from verification.engine.sentences import sentence_at, sentence_index_at, split_sentences
+from verification.engine.text.sentences import sentence_at, sentence_index_at, split_sentences
 
 
 def test_sentences_keep_offsets_and_skip_abbreviations_and_decimals():

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from verification.engine.spans import (
+from verification.engine.scoring.spans import (
     merge_spans,
     noisy_or,
     optimal_threshold,

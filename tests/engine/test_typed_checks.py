@@ -11,8 +11,8 @@ import pytest
 
 from verification.engine.detectors.lexical import LexicalDetector
 from verification.engine.pipeline import DetectionConfig, verify
-from verification.engine.typed_checks import adjust, check
-from verification.engine.typed_values import values
+from verification.engine.scoring.typed_checks import adjust, check
+from verification.engine.scoring.typed_values import values
 from verification.engine.types import DetectionInput, TokenProb
 
 
@@ -177,7 +177,7 @@ def test_a_leading_no_answers_the_question_and_flips_nothing():
 
 
 def test_the_pipeline_reuses_the_findings_of_a_detector_that_already_checked(lexical, monkeypatch):
-    from verification.engine import typed_checks
+    from verification.engine.scoring import typed_checks
     from verification.engine.detectors.ensemble import EnsembleDetector
 
     calls = []

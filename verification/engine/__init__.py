@@ -4,13 +4,13 @@ from verification.engine import DetectionConfig, DetectionInput, LexicalDetector
 result = verify(DetectionInput.build(context, answer, query), DetectionConfig(), LexicalDetector())
 """
 
-from .citations import CitationPolicy, check_citations
 from .detectors.base import Detector
 from .detectors.lexical import LexicalDetector
-from .language import answer_language, detect_language
-from .messages import MessagesError, inputs_from_messages
 from .pipeline import DetectionConfig, verify, verify_batch
 from .query_types import QueryTypeClassifier, classify_query
+from .scoring.citations import CitationPolicy, check_citations
+from .text.language import answer_language, detect_language
+from .text.messages import MessagesError, inputs_from_messages
 from .types import (
     QUERY_TYPES,
     CitationReport,

@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import get_args
 
-from . import typed_checks
-from .citations import CitationPolicy, check_citations
 from .detectors.base import Detector
-from .embeddings import Encoder, get_encoder
-from .explain import explain_spans
-from .language import UNDETERMINED, answer_language
+from .explain.labels import explain_spans
 from .query_types import QueryTypeClassifier, default_classifier
-from .spans import merge_spans, response_score, risk_level
+from .scoring import typed_checks
+from .scoring.citations import CitationPolicy, check_citations
+from .scoring.spans import merge_spans, response_score, risk_level
+from .text.embeddings import Encoder, get_encoder
+from .text.language import UNDETERMINED, answer_language
 from .types import (
     QUERY_TYPES,
     Aggregation,

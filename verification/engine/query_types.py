@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .embeddings import Encoder, get_encoder
-from .language import detect_language
+from .text.embeddings import Encoder, get_encoder
+from .text.language import detect_language
 from .types import QUERY_TYPES
 
 TRAIN_PATH = Path(__file__).parent / "data" / "query_type_train.jsonl"

@@ -22,7 +22,7 @@ from dashboard.policy_actions import save_policy
 from tenants.models import ApiKey, Membership, Plan, Tenant, WebhookEndpoint
 from verification.billing.usage import price_for
 from verification.engine.policy import PolicyDocument
-from verification.engine.spans import risk_level
+from verification.engine.scoring.spans import risk_level
 from verification.models import (
     DetectedSpan,
     Feedback,

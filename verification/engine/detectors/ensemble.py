@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from .. import typed_checks
+from ..scoring import typed_checks
 from ..types import DetectionInput, TokenPrediction, TokenProb
 from .base import Detector
 from .response_head import ResponseHead, response_features, word_probs

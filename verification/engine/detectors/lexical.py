@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..citations import citation_markers
-from ..sentences import split_sentences
+from ..scoring.citations import citation_markers
+from ..text.sentences import split_sentences
+from ..text.words import MONTHS, STOPWORDS, Word, is_content, tokenize
 from ..types import Coverage, DetectionInput, TokenPrediction, TokenProb
-from ..words import MONTHS, STOPWORDS, Word, is_content, tokenize
 
 NEGATIONS = frozenset({"not", "no", "never", "none", "neither", "nor", "nothing", "nobody"})
 

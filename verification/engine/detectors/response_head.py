@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..text.words import is_content, tokenize
 from ..types import TokenProb
-from ..words import is_content, tokenize
 
 FEATURES = (
     "pair",

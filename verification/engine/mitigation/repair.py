@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from ..sentences import sentence_index_at
+from ..text.sentences import sentence_index_at
 from ..types import DetectionInput, DetectionResult, Span
 from .result import Change, Iteration, MitigationResult, Redetect
 from .segments import Segment, replace_segments, split_sentences

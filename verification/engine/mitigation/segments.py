@@ -8,7 +8,7 @@ claim here is the same unit the detector's explanations use.
 
 from __future__ import annotations
 
-from ..sentences import Sentence, split_sentences
+from ..text.sentences import Sentence, split_sentences
 
 Segment = Sentence
 

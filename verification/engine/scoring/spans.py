@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .types import Aggregation, RiskLevel, Span, TokenProb
+from ..types import Aggregation, RiskLevel, Span, TokenProb
 
 RISK_MODERATE = 0.3
 RISK_HIGH = 0.6

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .words import MONTHS, NUMBER_WORDS, Word, normalize, tokenize
+from ..text.words import MONTHS, NUMBER_WORDS, Word, normalize, tokenize
 
 NEGATION_RE = re.compile(
     r"\b(?:not|no|never|none|neither|nor|nothing|nobody|cannot|without)\b|n['’]t\b", re.I

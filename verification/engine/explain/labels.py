@@ -13,6 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cache
 
+from ..text.embeddings import Encoder
+from ..text.sentences import Sentence, sentence_at, split_sentences
+from ..text.words import content_keys, is_content, tokenize
+from ..types import DetectionInput, Evidence, Span
 from .conflicts import (
     date_conflict,
     entity_conflict,
@@ -23,11 +27,7 @@ from .conflicts import (
     quantities,
     unit_conflict,
 )
-from .embeddings import Encoder
 from .evidence import EvidenceIndex
-from .sentences import Sentence, sentence_at, split_sentences
-from .types import DetectionInput, Evidence, Span
-from .words import content_keys, is_content, tokenize
 
 ENTAILED_REST_OVERLAP = 0.5  # a span of function words only is entailed if its sentence is
 

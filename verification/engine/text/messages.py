@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .types import DetectionInput
+from ..types import DetectionInput
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .embeddings import Encoder
-from .sentences import split_sentences
-from .types import Evidence
-from .words import content_keys
+from ..text.embeddings import Encoder
+from ..text.sentences import split_sentences
+from ..text.words import content_keys
+from ..types import Evidence
 
 RERANK_CANDIDATES = 5
 SPAN_WEIGHT = 0.5  # share of the lexical score that comes from the span's own words

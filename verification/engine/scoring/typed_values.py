@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from .words import MONTHS as WORD_MONTHS
-from .words import NUMBER_WORDS as WORD_NUMBERS
+from ..text.words import MONTHS as WORD_MONTHS
+from ..text.words import NUMBER_WORDS as WORD_NUMBERS
 
 ValueKind = Literal["time", "date", "year", "quantity"]
 

@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..text.words import content_keys, stem
+from ..types import TokenProb
 from .typed_values import Value, compatible, values
-from .types import TokenProb
-from .words import content_keys, stem
 
 Verdict = Literal["match", "conflict", "absent"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .sentences import split_sentences
-from .types import CitationReport, DetectionInput
+from ..text.sentences import split_sentences
+from ..types import CitationReport, DetectionInput
 
 # "[1]", "[1, 2]", "[doc-3; doc-4]", "[Source 2]"; not markdown links "[text](url)"
 # and not footnote-style "[^1]".

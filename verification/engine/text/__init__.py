@@ -1,0 +1,2 @@
+"""Text helpers: words and content words, sentences, language identification,
+chat messages to detection inputs, and the MiniLM sentence encoder."""
