@@ -7,15 +7,15 @@ import difflib
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from pydantic import ValidationError
 
 from tenants.models import Tenant
+from verification.engine.policy import PolicyDocument
+
+from .policy_yaml import dump_yaml
 
 
 def _canonical(document: dict):
-    from pydantic import ValidationError
-
-    from verification.engine.policy import PolicyDocument
-
     try:
         return PolicyDocument.model_validate(document or {})
     except ValidationError:  # a document stored before a schema change: show it as it is
@@ -49,8 +49,6 @@ class PolicyChange(models.Model):
         Both sides go through `PolicyDocument` first: Postgres `jsonb` does not keep
         key order, and an empty "before" means the defaults were in force.
         """
-        from .policy_yaml import dump_yaml
-
         lines = difflib.unified_diff(
             dump_yaml(_canonical(self.before)).splitlines(),
             dump_yaml(_canonical(self.after)).splitlines(),

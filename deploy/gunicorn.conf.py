@@ -71,6 +71,7 @@ def post_worker_init(worker):
 def child_exit(server, worker):
     # Drop a dead worker's live gauges from the shared directory.
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # gunicorn reads this file before the app is imported: keep it light
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram
 
 DETECTIONS = Counter(
     "truthlens_detections_total", "Finished verifications", ["decision", "mode", "detected"]
@@ -56,6 +56,7 @@ class QueueDepthCollector:
         self.redis_url = redis_url
 
     def collect(self):
+        # imported on the first scrape, not by every process that imports the metrics
         import redis
         from prometheus_client.core import GaugeMetricFamily
 
@@ -73,6 +74,7 @@ class QueueDepthCollector:
 
 def gpu_memory_bytes() -> float:
     try:
+        # torch is read only where it is already loaded (workers that detect)
         import torch
 
         return float(torch.cuda.memory_allocated()) if torch.cuda.is_available() else 0.0
@@ -92,7 +94,5 @@ def register_queue_depth(broker_url: str) -> None:
     """Expose queue depth from the default registry (once per process)."""
     global _queue_depth_registered
     if not _queue_depth_registered:
-        from prometheus_client import REGISTRY
-
         REGISTRY.register(QueueDepthCollector(broker_url))
         _queue_depth_registered = True

@@ -21,6 +21,7 @@ def configure(exporter: str) -> None:
     global _configured
     if _configured or not exporter:
         return
+    # the OpenTelemetry SDK loads only when tracing is switched on
     from django.core.exceptions import ImproperlyConfigured
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
@@ -30,6 +31,7 @@ def configure(exporter: str) -> None:
         span_exporter: Any = ConsoleSpanExporter()
     elif exporter == "otlp":
         try:
+            # the OTLP exporter is needed only with an endpoint configured
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         except ImportError as exc:
             raise ImproperlyConfigured(

@@ -6,6 +6,7 @@ class VerificationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # AppConfig.ready: registers the metrics and tracing once, after the app registry is ready
         from django.conf import settings
 
         from observability import metrics, tracing

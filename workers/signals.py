@@ -12,8 +12,10 @@ import os
 import time
 
 from celery import signals
+from django.conf import settings
+from prometheus_client import REGISTRY, CollectorRegistry, multiprocess, start_http_server
 
-from observability import metrics
+from observability import metrics, tracing
 from observability.logcontext import bind, request_id_var
 
 log = logging.getLogger(__name__)
@@ -26,8 +28,6 @@ HEADER = "truthlens_request_id"
 def _carry_request_id(headers=None, **kwargs):
     if headers is not None and request_id_var.get():
         headers[HEADER] = request_id_var.get()
-    from observability import tracing
-
     if headers is not None:
         tracing.inject(headers)
 
@@ -68,13 +68,8 @@ def _serve_metrics(**kwargs):
     port = os.environ.get("TRUTHLENS_WORKER_METRICS_PORT")
     if not port:
         return
-    from django.conf import settings
-    from prometheus_client import REGISTRY, CollectorRegistry, start_http_server
-
     registry = REGISTRY
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
-
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         registry.register(metrics.QueueDepthCollector(settings.CELERY_BROKER_URL))
@@ -85,18 +80,15 @@ def _serve_metrics(**kwargs):
 @signals.worker_process_shutdown.connect
 def _mark_dead(pid=None, **kwargs):
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
-
         multiprocess.mark_process_dead(pid or os.getpid())
 
 
 @signals.worker_process_init.connect
 def _preload_models(**kwargs):
     """Load the detector and query classifier when a pool process starts, not on its first job."""
-    from django.conf import settings
-
     if not settings.TRUTHLENS["PRELOAD_MODELS"]:
         return
+    # The engine's models load torch; only pool processes that preload need them now.
     from verification.engine.query_types import default_classifier
     from verification.tenant_config import service_detector
 

@@ -20,6 +20,7 @@ from verification.billing.report import (
     report_as_csv,
     report_as_dict,
 )
+from verification.models import UsageRecord
 
 from .base import TenantScopedView
 
@@ -40,8 +41,6 @@ class BillingReportView(TenantScopedView):
     renderer_classes = [renderers.JSONRenderer, CSVRenderer]
 
     def base_queryset(self):  # the report builder filters by tenant itself
-        from verification.models import UsageRecord
-
         return UsageRecord.objects.all()
 
     @extend_schema(

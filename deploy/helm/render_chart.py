@@ -39,6 +39,7 @@ def render() -> str:
     """The chart's manifests for the default values, in a stable order."""
     kind = renderer()
     if kind == "helm_python":
+        # optional: only rendering the chart needs it
         import helm_python as helm
 
         with helm.Chart.load(str(CHART)) as chart:

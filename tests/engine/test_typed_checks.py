@@ -177,8 +177,8 @@ def test_a_leading_no_answers_the_question_and_flips_nothing():
 
 
 def test_the_pipeline_reuses_the_findings_of_a_detector_that_already_checked(lexical, monkeypatch):
-    from verification.engine.scoring import typed_checks
     from verification.engine.detectors.ensemble import EnsembleDetector
+    from verification.engine.scoring import typed_checks
 
     calls = []
     real = typed_checks.check

@@ -45,10 +45,10 @@ class Planned:
     plan: JobPlan
     detect_ms: int = 0
 
-    def known_types(self) -> KnownTypes:
-        return KnownTypes(
-            {self.item.query: (self.plan.query_type, self.plan.query_type_confidence)}
-        )
+    @property
+    def query_type(self) -> tuple[str | None, tuple[str, float]]:
+        """(query, (type, confidence)): an entry of `KnownTypes`."""
+        return self.item.query, (self.plan.query_type, self.plan.query_type_confidence)
 
 
 def job_input(job: VerificationJob) -> DetectionInput:
@@ -86,9 +86,7 @@ def process_jobs(jobs: list[VerificationJob]) -> None:
     for config, members in groups.items():
         _maybe_inject_fault(members)
         started = time.monotonic()
-        known = KnownTypes(
-            {p.item.query: (p.plan.query_type, p.plan.query_type_confidence) for p in members}
-        )
+        known = KnownTypes(dict(p.query_type for p in members))
         results = verify_batch([p.item for p in members], config, detector, classifier=known)
         detect_ms = int((time.monotonic() - started) * 1000)
         for p, result in zip(members, results, strict=True):
@@ -126,7 +124,7 @@ def route(p: Planned, result: DetectionResult, has_llm: bool) -> None:
 def _finish_with_repair(p: Planned, result: DetectionResult) -> None:
     """A fixing mode without an LLM: edit the answer from its spans, then re-score it."""
     started = time.monotonic()
-    redetect = redetector(p.plan.config, service_detector(), p.known_types())
+    redetect = redetector(p.plan.config, service_detector(), KnownTypes(dict([p.query_type])))
     repaired = repair(p.item, result, redetect=redetect)
     complete_job(
         p.job.pk,

@@ -17,6 +17,7 @@ def mitigate(job_id: str) -> None:
     job = claim_mitigation(job_id)
     if job is None:
         return
+    # the mitigate stage imports litellm; a detect-only worker never loads it
     from verification.stages import mitigate as mitigate_stage
 
     with (

@@ -77,6 +77,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         try:
+            # playwright is a dev dependency: only this command needs it
             from playwright.sync_api import sync_playwright
         except ImportError as exc:
             raise CommandError(

