@@ -19,7 +19,7 @@ from django.utils import timezone
 from tenants.models import LLMSettings
 
 from ..actions.complete import Outcome, complete_job
-from ..engine.job_plan import JobPlan, resolve_request
+from ..engine.job_plan import JobPlan
 from ..engine.mitigation.cascade import CascadeSettings, cascade
 from ..engine.mitigation.dispatch import Models, mitigate
 from ..engine.mitigation.llm import Budget
@@ -37,15 +37,11 @@ log = logging.getLogger(__name__)
 
 def stored_plan(job: VerificationJob) -> JobPlan:
     """The plan stored at the hand-off. A job handed off by a release that stored no
-    plan (in flight during an upgrade) is planned from its stored decision instead."""
+    plan (in flight during the upgrade) gets one from its stored fields and the
+    current policy's defaults; it is not resolved again."""
     if job.plan:
         return JobPlan.model_validate(job.plan)
     policy = policy_for(job.tenant)
-    try:
-        decision = None if job.decision in ("", "default") else job.decision
-        max_iterations = resolve_request(policy, job.query_type, decision=decision).max_iterations
-    except KeyError:  # its decision was removed since the job started
-        max_iterations = policy.standard.max_iterations
     return JobPlan(
         policy=policy,
         query_type=job.query_type,
@@ -53,7 +49,7 @@ def stored_plan(job: VerificationJob) -> JobPlan:
         decision=job.decision,
         enabled=job.enabled,
         threshold=job.threshold if job.threshold is not None else policy.threshold,
-        max_iterations=max_iterations,
+        max_iterations=policy.standard.max_iterations,
         mode=job.mode,
         mode_source=job.mode_source,
         model=job.model,
