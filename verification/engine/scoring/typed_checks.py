@@ -17,7 +17,12 @@ Two sentence-level checks join them. A negation flip: an answer sentence
 whose closest context sentence says nearly the same words with the other
 polarity ("can be returned" against "cannot be returned"). An antonym: the
 answer uses the opposite of the context's word in an otherwise matching
-sentence (increased/decreased, before/after, open/closed).
+sentence (increased/decreased, before/after, open/closed), or another member of
+a closed word class (`word_classes`: "green" where the context says "orange",
+"half pay" against "full pay"); in a short context the specific classes
+(colours, weather, weekdays, frequencies) are compared anywhere. And a number
+read from another row of a table (`records`: "Bergen ... founded in 1040" when
+1040 is Oslo's row) is a contradiction with the right cell as evidence.
 
 `adjust(tokens, findings)` applies the findings to any detector's token
 probabilities; the default detector does so before its response head reads
@@ -28,14 +33,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
 
 from ..text.words import content_keys, stem
 from ..types import TokenProb
+from .findings import Finding
+from .records import record_findings
 from .typed_values import Value, compatible, values
-
-Verdict = Literal["match", "conflict", "absent"]
+from .word_classes import is_loose, members, word_class
 
 #: A matched value's tokens end at most here: below any sensible token threshold.
 MATCH_CAP = 0.05
@@ -78,17 +82,6 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 #: Clauses are compared, not whole sentences: "Dogs are not allowed, but cats are
 #: welcome" holds a negated clause and an affirmed one.
 _CLAUSE_BREAK = re.compile(r";|:\s|,?\s+(?:but|while|whereas|although|though|yet)\b", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Finding:
-    start: int  # character offsets into the answer
-    end: int
-    kind: str  # time | date | year | quantity | negation | antonym
-    verdict: Verdict
-    #: (passage index, start, end) of the context value or sentence it was compared with
-    evidence: tuple[int, int, int] | None = None
-    reason: str = ""
 
 
 def _window_keys(text: str, start: int, end: int, width: int = 60) -> set[str]:
@@ -228,6 +221,7 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
             )
             continue
         their_words = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", evidence)}
+        their_lower = {w.lower() for w in re.findall(r"[A-Za-z]+", evidence)}
         for m in re.finditer(r"[A-Za-z]+", sentence):
             word = m.group().lower()
             opposite = _OPPOSITE.get(word)
@@ -238,12 +232,57 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
                 out.append(
                     Finding(s + m.start(), s + m.end(), "antonym", "conflict", (i, cs, ce), reason)
                 )
+                continue
+            rival = _rival(word, their_lower)
+            if rival is not None:
+                reason = f"different {word_class(word)}: the answer says '{m.group()}' where the context says '{rival}'"
+                out.append(
+                    Finding(s + m.start(), s + m.end(), "class", "conflict", (i, cs, ce), reason)
+                )
+    return out
+
+
+def _rival(word: str, theirs: set[str]) -> str | None:
+    """Another member of `word`'s closed class among `theirs`, when `word` is not."""
+    name = word_class(word)
+    if name is None or word in theirs:
+        return None
+    rivals = sorted(theirs & members(name))
+    return rivals[0] if rivals else None
+
+
+def class_findings(context: Sequence[str], answer: str, taken: Sequence[Finding]) -> list[Finding]:
+    """In a short context, a loose-class word the context never uses, where it uses
+    another member of that class ("cloudy" against a forecast's "sunny")."""
+    if _is_long(context):
+        return []
+    words = [(i, m) for i, p in enumerate(context) for m in re.finditer(r"[A-Za-z]+", p)]
+    used = {m.group().lower() for _, m in words}
+    out: list[Finding] = []
+    for m in re.finditer(r"[A-Za-z]+", answer):
+        word = m.group().lower()
+        name = word_class(word)
+        if name is None or not is_loose(name) or word in used:
+            continue
+        if any(f.start < m.end() and m.start() < f.end for f in taken):
+            continue  # the clause check already judged it
+        rivals = [(i, r) for i, r in words if r.group().lower() in members(name)]
+        if not rivals:
+            continue
+        i, r = rivals[0]
+        lo, hi = sentence_around(context[i], r.start(), r.end())
+        reason = (
+            f"different {name}: the answer says '{m.group()}' where the context says '{r.group()}'"
+        )
+        out.append(Finding(m.start(), m.end(), "class", "conflict", (i, lo, hi), reason))
     return out
 
 
 def check(context: Sequence[str], answer: str) -> list[Finding]:
     """Every typed finding for `answer` against `context`, by position."""
     found = value_findings(context, answer) + sentence_findings(context, answer)
+    found += class_findings(context, answer, found)
+    found = record_findings(context, answer, found)
     return sorted(found, key=lambda f: (f.start, f.end))
 
 

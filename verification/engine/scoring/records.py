@@ -1,0 +1,172 @@
+"""Values read from the wrong row of a table.
+
+Data-to-text answers go wrong in a way the value check cannot see: every number
+of "Bergen was founded in 1040" is in the context, but 1040 is Oslo's row.
+Markdown tables, CSV blocks and JSON arrays of flat objects are read into rows;
+an answer sentence that names exactly one row and states a number that another
+row holds in some column, where the named row holds a different one, is a
+contradiction with the named row's cell as evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..text.sentences import split_sentences
+from ..text.words import normalize_number
+from .findings import Finding
+
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    start: int  # offsets into the passage
+    end: int
+
+    @property
+    def number(self) -> str | None:
+        m = _NUMBER.search(self.text)
+        return normalize_number(m.group()) if m else None
+
+
+@dataclass(frozen=True)
+class Table:
+    passage: int
+    rows: tuple[tuple[Cell, ...], ...]  # data rows; cell 0 names the row
+
+
+def _cells(line: str, offset: int, sep: str) -> list[Cell]:
+    out, pos = [], 0
+    for piece in line.split(sep):
+        lead = len(piece) - len(piece.lstrip())
+        text = piece.strip()
+        out.append(Cell(text, offset + pos + lead, offset + pos + lead + len(text)))
+        pos += len(piece) + len(sep)
+    return out
+
+
+def _line_tables(passage: str, index: int) -> list[Table]:
+    """Markdown pipe tables and comma-separated blocks (a header and two or more rows)."""
+    tables: list[Table] = []
+    block: list[list[Cell]] = []
+    offset = 0
+    for line in [*passage.split("\n"), ""]:
+        stripped = line.strip()
+        cells: list[Cell] | None = None
+        if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
+            cells = _cells(line, offset, "|")[1:-1]
+            if all(re.fullmatch(r":?-{2,}:?", c.text) for c in cells):
+                cells = []  # the separator row
+        elif stripped.count(",") >= 1 and '"' not in stripped and "{" not in stripped:
+            cells = _cells(line, offset, ",")
+        if cells is None:
+            if len(block) >= 3 and len({len(r) for r in block}) == 1:
+                tables.append(Table(index, tuple(tuple(r) for r in block[1:])))
+            block = []
+        elif cells:
+            block.append(cells)
+        offset += len(line) + 1
+    return tables
+
+
+def _json_tables(passage: str, index: int) -> list[Table]:
+    try:
+        data = json.loads(passage)
+    except ValueError:
+        return []
+    lists = (
+        [data]
+        if isinstance(data, list)
+        else [v for v in data.values() if isinstance(v, list)]
+        if isinstance(data, dict)
+        else []
+    )
+    tables = []
+    for records in lists:
+        if len(records) < 2 or not all(isinstance(r, dict) for r in records):
+            continue
+        rows, cursor = [], 0
+        for record in records:
+            row = []
+            for key, value in record.items():
+                if isinstance(value, dict | list):
+                    continue
+                literal = json.dumps(value, ensure_ascii=False)
+                at = passage.find(literal, passage.find(json.dumps(key), cursor))
+                if at < 0:
+                    break
+                text = literal.strip('"')
+                start = at + (1 if literal.startswith('"') else 0)
+                row.append(Cell(text, start, start + len(text)))
+                cursor = at + len(literal)
+            else:
+                rows.append(tuple(row))
+        if len(rows) >= 2 and len({len(r) for r in rows}) == 1:
+            tables.append(Table(index, tuple(rows)))
+    return tables
+
+
+def tables(context: Sequence[str]) -> list[Table]:
+    out = []
+    for i, passage in enumerate(context):
+        out += _json_tables(passage, i) or _line_tables(passage, i)
+    return out
+
+
+def _names(row: Sequence[Cell]) -> Cell | None:
+    """The row's name: its first cell that is text, not a number."""
+    for cell in row:
+        if cell.text and cell.number is None and re.search(r"[A-Za-z]{2}", cell.text):
+            return cell
+    return None
+
+
+def _mentions(sentence: str, name: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", sentence, re.IGNORECASE) is not None
+
+
+def record_findings(
+    context: Sequence[str], answer: str, found: Sequence[Finding] = ()
+) -> list[Finding]:
+    """`found` with a `record` conflict for every number taken from another row (and
+    any `match` on the same span dropped: the number is in the context, but not there)."""
+    conflicts: list[Finding] = []
+    for table in tables(context):
+        named = [(row, _names(row)) for row in table.rows]
+        for sentence in split_sentences(answer):
+            text = answer[sentence.start : sentence.end]
+            hits = [row for row, name in named if name and _mentions(text, name.text)]
+            if len(hits) != 1:
+                continue
+            (mine,) = hits
+            for m in _NUMBER.finditer(text):
+                said = normalize_number(m.group())
+                for col, cell in enumerate(mine):
+                    others = {r[col].number for r in table.rows if r is not mine}
+                    if cell.number is None or cell.number == said or said not in others:
+                        continue
+                    if any(c.number == said for c in mine):
+                        break  # the named row states it too, in another column
+                    start, end = sentence.start + m.start(), sentence.start + m.end()
+                    reason = (
+                        f"wrong row: the answer gives {m.group()} for {_names(mine).text}, "  # type: ignore[union-attr]
+                        f"whose value in the context is {cell.text}"
+                    )
+                    evidence = (table.passage, cell.start, cell.end)
+                    conflicts.append(Finding(start, end, "record", "conflict", evidence, reason))
+                    break
+    if not conflicts:
+        return list(found)
+    kept = [
+        f
+        for f in found
+        if not (
+            f.verdict == "match" and any(c.start < f.end and f.start < c.end for c in conflicts)
+        )
+    ]
+    return kept + conflicts
