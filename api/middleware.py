@@ -41,7 +41,7 @@ class BodySizeLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        limit = settings.TRUTHLENS["MAX_BODY_BYTES"]
+        limit = _limit_for(request.path)
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
@@ -55,6 +55,17 @@ class BodySizeLimitMiddleware:
                 413, f"The request body exceeds the limit of {limit} bytes.", instance=request.path
             )
         return self.get_response(request)
+
+
+_UPLOAD_PATH = re.compile(r"^/v1/knowledge-bases/[^/]+/documents(?:/[^/]+)?/?$")
+
+
+def _limit_for(path: str) -> int:
+    """Document uploads may be larger (the plan's per-document limit is checked by the
+    view, with its own message); every other body has the general limit."""
+    if _UPLOAD_PATH.match(path):
+        return settings.TRUTHLENS["MAX_UPLOAD_BYTES"]
+    return settings.TRUTHLENS["MAX_BODY_BYTES"]
 
 
 def _body_too_big(request, limit: int) -> bool:

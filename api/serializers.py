@@ -92,6 +92,13 @@ class MessageSerializer(serializers.Serializer):
 
 class VerificationRequestSerializer(serializers.Serializer):
     context = ContextField(required=False)
+    knowledge_base = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=40,
+        help_text="kb_... : check the answer against this knowledge base instead of a context",
+    )
     passage_ids = serializers.ListField(
         child=serializers.CharField(max_length=64), required=False, allow_null=True
     )
@@ -141,6 +148,10 @@ class VerificationRequestSerializer(serializers.Serializer):
             if not attrs.get("response", "").strip():
                 raise serializers.ValidationError({"response": "This field is required."})
             attrs.setdefault("context", [])
+        if attrs.get("knowledge_base") and attrs["context"]:
+            raise serializers.ValidationError(
+                {"knowledge_base": "send either a context or a knowledge_base, not both."}
+            )
         ids = attrs.get("passage_ids")
         if ids is not None and len(ids) != len(attrs["context"]):
             raise serializers.ValidationError(

@@ -3,6 +3,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from .views.billing import BillingReportView
 from .views.gateway import ChatCompletions
+from .views.knowledge import DocumentDetail, DocumentList, KnowledgeBaseDetail, KnowledgeBaseList
 from .views.usage import UsageView
 from .views.verifications import VerificationDetail, VerificationFeedback, VerificationListCreate
 from .views.webhooks import WebhookEndpointDetail, WebhookEndpointList, WebhookEndpointRotate
@@ -14,6 +15,14 @@ urlpatterns = [
         "verifications/<str:public_id>/feedback",
         VerificationFeedback.as_view(),
         name="verification-feedback",
+    ),
+    path("knowledge-bases", KnowledgeBaseList.as_view(), name="knowledge-bases"),
+    path("knowledge-bases/<str:kb_id>", KnowledgeBaseDetail.as_view(), name="knowledge-base"),
+    path("knowledge-bases/<str:kb_id>/documents", DocumentList.as_view(), name="kb-documents"),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>",
+        DocumentDetail.as_view(),
+        name="kb-document",
     ),
     path("usage", UsageView.as_view(), name="usage"),
     path("billing/reports/<str:month>", BillingReportView.as_view(), name="billing-report"),

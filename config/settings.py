@@ -40,7 +40,9 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django.contrib.postgres",
     "tenants",
+    "knowledge",
     "verification",
     "api",
     "dashboard",
@@ -167,6 +169,8 @@ TRUTHLENS = {
     # request limits
     "MAX_BODY_BYTES": env_int("TRUTHLENS_MAX_BODY_BYTES", 1_048_576, minimum=1024),
     "MAX_PASSAGES": env_int("TRUTHLENS_MAX_PASSAGES", 1000, minimum=1),
+    # knowledge-base document uploads (a plan may allow less per document)
+    "MAX_UPLOAD_BYTES": env_int("TRUTHLENS_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024),
     # per-tenant default rate (plans may override): "<n>/<period>"
     "DEFAULT_RATE": env_str("TRUTHLENS_DEFAULT_RATE", "600/min"),
     # detection
@@ -186,6 +190,12 @@ TRUTHLENS = {
     "MAX_JOB_ATTEMPTS": env_int("TRUTHLENS_MAX_JOB_ATTEMPTS", 5, minimum=1),
     # fault injection for the kill tests: sleep this long in the first detection attempt
     "FAULT_DETECT_SLEEP_SECONDS": env_float("TRUTHLENS_FAULT_DETECT_SLEEP_SECONDS", 0, minimum=0),
+    # knowledge bases: a document indexing longer than this is re-enqueued by the sweeper
+    "INDEX_LEASE_SECONDS": env_int("TRUTHLENS_INDEX_LEASE_SECONDS", 600, minimum=1),
+    # how many knowledge bases a tenant may create
+    "MAX_KNOWLEDGE_BASES": env_int("TRUTHLENS_MAX_KNOWLEDGE_BASES", 50, minimum=1),
+    # web search providers' endpoints (overridable per tenant for self-hosted proxies)
+    "WEB_SEARCH_BASES": {"tavily": "https://api.tavily.com", "serper": "https://google.serper.dev"},
     # webhooks
     "WEBHOOK_TIMEOUT_SECONDS": env_float("TRUTHLENS_WEBHOOK_TIMEOUT_SECONDS", 10, minimum=0.1),
     "WEBHOOK_RETRY_BASE_SECONDS": env_float("TRUTHLENS_WEBHOOK_RETRY_BASE_SECONDS", 30, minimum=0),

@@ -35,6 +35,16 @@ class Plan(models.Model):
     )
     price_per_1k_detector_tokens = models.DecimalField(max_digits=10, decimal_places=6, default=0)
     llm_markup = models.DecimalField(max_digits=6, decimal_places=3, default=1.2)
+    # Knowledge bases (fact-checking without a supplied context).
+    kb_max_documents = models.PositiveIntegerField(
+        default=1000, help_text="documents per tenant, across its knowledge bases"
+    )
+    kb_max_document_bytes = models.PositiveIntegerField(
+        default=10 * 1024 * 1024, help_text="bytes per uploaded document"
+    )
+    search_price_markup = models.DecimalField(
+        max_digits=6, decimal_places=3, default=1.2, help_text="on web search provider cost"
+    )
 
     def __str__(self) -> str:
         return self.name

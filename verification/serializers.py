@@ -11,11 +11,23 @@ from .engine.mitigation.lightweight import headers
 from .models import DetectedSpan, VerificationJob
 
 
+class DocumentLocationSerializer(serializers.Serializer):
+    """Where retrieved evidence sits in the tenant's own document (offsets in its text)."""
+
+    knowledge_base = serializers.CharField()
+    document = serializers.CharField()
+    document_name = serializers.CharField()
+    start = serializers.IntegerField()
+    end = serializers.IntegerField()
+
+
 class EvidenceSerializer(serializers.Serializer):
     passage = serializers.IntegerField(allow_null=True)
     start = serializers.IntegerField(allow_null=True)
     end = serializers.IntegerField(allow_null=True)
     text = serializers.CharField()
+    document = DocumentLocationSerializer(required=False)
+    url = serializers.CharField(required=False)
 
 
 class SpanSerializer(serializers.ModelSerializer):
@@ -39,12 +51,27 @@ class SpanSerializer(serializers.ModelSerializer):
     def get_evidence_location(self, span: DetectedSpan) -> dict[str, Any] | None:
         if span.evidence_passage is None:
             return None
-        return {
+        location: dict[str, Any] = {
             "passage": span.evidence_passage,
             "start": span.evidence_start,
             "end": span.evidence_end,
             "text": span.evidence,
         }
+        refs = (self.context.get("grounding") or {}).get("passages") or []
+        if 0 <= span.evidence_passage < len(refs):
+            ref = refs[span.evidence_passage]
+            if ref.get("kind") == "passage":
+                offset = ref["start"]
+                location["document"] = {
+                    "knowledge_base": ref["knowledge_base"],
+                    "document": ref["document"],
+                    "document_name": ref["document_name"],
+                    "start": offset + (span.evidence_start or 0),
+                    "end": offset + (span.evidence_end or 0),
+                }
+            elif ref.get("kind") == "web":
+                location["url"] = ref["url"]
+        return location
 
 
 class UsageSerializer(serializers.Serializer):
@@ -89,6 +116,7 @@ class VerificationSerializer(serializers.ModelSerializer):
             "coverage",
             "citations",
             "cascade",
+            "grounding",
             "detector",
             "usage",
             "latency_ms",
@@ -103,7 +131,7 @@ class VerificationSerializer(serializers.ModelSerializer):
     @extend_schema_field(SpanSerializer(many=True))
     def get_spans(self, job: VerificationJob) -> list[dict[str, Any]]:
         spans = [s for s in job.spans.all() if s.iteration == 0]
-        return SpanSerializer(spans, many=True).data
+        return SpanSerializer(spans, many=True, context={"grounding": job.grounding}).data
 
     @extend_schema_field(UsageSerializer)
     def get_usage(self, job: VerificationJob) -> dict[str, Any]:

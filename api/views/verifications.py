@@ -13,6 +13,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 
+from knowledge.ids import parse_kb_id
+from knowledge.models import KnowledgeBase
 from verification.actions.create import IdempotencyConflict, NewVerification, create_verification
 from verification.actions.feedback import record_feedback
 from verification.models import VerificationJob
@@ -102,6 +104,7 @@ class VerificationListCreate(TenantScopedView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         _check_against_policy(self.tenant, v)
+        knowledge_base = _knowledge_base(self.tenant, v.get("knowledge_base", ""))
         key = request.headers.get("Idempotency-Key") or None
         if key is not None and len(key) > 255:
             raise Conflict("Idempotency-Key must be at most 255 characters.")
@@ -120,6 +123,7 @@ class VerificationListCreate(TenantScopedView):
                     threshold=v.get("threshold"),
                     callback_url=v.get("callback_url") or "",
                     metadata=v.get("metadata") or {},
+                    knowledge_base_id=knowledge_base.pk if knowledge_base else None,
                 ),
                 api_key=request.auth,
                 idempotency_key=key,
@@ -140,6 +144,16 @@ class VerificationListCreate(TenantScopedView):
         queryset = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(queryset)
         return self.get_paginated_response(VerificationSerializer(page, many=True).data)
+
+
+def _knowledge_base(tenant, name: str) -> KnowledgeBase | None:
+    """The tenant's knowledge base named by the request (another tenant's is unknown)."""
+    if not name:
+        return None
+    kb = KnowledgeBase.objects.filter(tenant=tenant, pk=parse_kb_id(name)).first()
+    if kb is None:
+        raise ValidationError({"knowledge_base": [f"no knowledge base {name!r}."]})
+    return kb
 
 
 def _check_against_policy(tenant, v: dict) -> None:

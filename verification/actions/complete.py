@@ -42,6 +42,7 @@ class Outcome:
     mitigation: MitigationResult | None = None
     cost_weight: float = 0.1
     cascade: dict | None = None
+    grounding: dict | None = None
 
     @classmethod
     def from_plan(
@@ -57,6 +58,7 @@ class Outcome:
         mitigate_ms: int = 0,
         mitigation: MitigationResult | None = None,
         cascade: dict | None = None,
+        grounding: dict | None = None,
     ) -> Outcome:
         """The outcome of a planned job: what was decided comes from its plan."""
         return cls(
@@ -76,6 +78,7 @@ class Outcome:
             mitigation=mitigation,
             cost_weight=plan.policy.cost_weight,
             cascade=cascade,
+            grounding=grounding,
         )
 
 
@@ -113,6 +116,8 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
         job.coverage = asdict(result.coverage)
         job.citations = asdict(result.citations) if result.citations else None
         job.cascade = outcome.cascade
+        if outcome.grounding is not None:
+            job.grounding = outcome.grounding
         job.detector = result.detector
         job.detector_tokens = result.detector_tokens
         job.query_type = outcome.query_type

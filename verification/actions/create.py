@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +66,7 @@ class NewVerification:
     threshold: float | None = None
     callback_url: str = ""
     metadata: dict[str, Any] | None = None
+    knowledge_base_id: uuid.UUID | None = None  # checked to be the tenant's by the caller
 
     def fingerprint(self) -> str:
         """A stable hash of the request, to tell a retry from a different request."""
@@ -104,6 +106,7 @@ def create_verification(
                 requested_mode=request.mode,
                 requested_decision=request.decision,
                 requested_threshold=request.threshold,
+                knowledge_base_id=request.knowledge_base_id,
                 callback_url=request.callback_url,
                 metadata=request.metadata or {},
                 idempotency_key=idempotency_key or None,

@@ -16,7 +16,12 @@ from .claim import lease
 
 
 def hand_to_mitigation(
-    job_id: uuid.UUID, attempt: int, plan: JobPlan, detection: dict[str, Any], detect_ms: int
+    job_id: uuid.UUID,
+    attempt: int,
+    plan: JobPlan,
+    detection: dict[str, Any],
+    detect_ms: int,
+    grounding: dict[str, Any] | None = None,
 ) -> bool:
     """Store the plan and the detection and queue the job for the mitigate workers
     (one transaction); False if this attempt no longer owns the job."""
@@ -39,6 +44,7 @@ def hand_to_mitigation(
         job.enabled = plan.enabled
         job.threshold = plan.threshold
         job.detection = detection
+        job.grounding = grounding  # the evidence of an answer without context
         job.stage = JobStage.MITIGATE
         job.lease_expires_at = now + lease()
         job.latency_ms = {"detect": detect_ms}

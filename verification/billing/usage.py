@@ -17,15 +17,24 @@ def billed_as(job: VerificationJob) -> str:
     return SKIPPED if job.verification_status == SKIPPED else job.mode
 
 
-def price_for(job: VerificationJob, provider_cost: Decimal) -> Decimal:
+def search_usage(job: VerificationJob) -> tuple[int, Decimal]:
+    """(web search queries, their provider cost) made to ground the job's answer."""
+    web = (job.grounding or {}).get("web") or {}
+    return int(web.get("queries", 0)), Decimal(str(web.get("cost_usd", "0")))
+
+
+def price_for(
+    job: VerificationJob, provider_cost: Decimal, search_cost: Decimal = Decimal(0)
+) -> Decimal:
     """Plan price: per verification by mode (or the "skipped" price) + per 1k detector
-    tokens + LLM pass-through × markup."""
+    tokens + LLM pass-through × markup + web search pass-through × its markup."""
     plan = job.tenant.plan
     if plan is None:
         return Decimal(0)
     per_mode = Decimal(str((plan.price_per_verification or {}).get(billed_as(job), 0)))
     tokens = Decimal(job.detector_tokens) / Decimal(1000) * plan.price_per_1k_detector_tokens
-    return per_mode + tokens + provider_cost * plan.llm_markup
+    search = search_cost * plan.search_price_markup
+    return per_mode + tokens + provider_cost * plan.llm_markup + search
 
 
 def record_usage(job: VerificationJob) -> UsageRecord:
@@ -41,6 +50,7 @@ def record_usage(job: VerificationJob) -> UsageRecord:
         entry["completion_tokens"] += call.completion_tokens
         entry["cost_usd"] += float(call.cost_usd)
     provider_cost = sum((c.cost_usd for c in calls), Decimal(0))
+    search_queries, search_cost = search_usage(job)
     record, _ = UsageRecord.objects.update_or_create(
         job=job,
         defaults={
@@ -52,7 +62,9 @@ def record_usage(job: VerificationJob) -> UsageRecord:
             "completion_tokens": sum(c.completion_tokens for c in calls),
             "per_model": dict(per_model),
             "provider_cost_usd": provider_cost,
-            "price_usd": price_for(job, provider_cost),
+            "price_usd": price_for(job, provider_cost, search_cost),
+            "search_queries": search_queries,
+            "search_cost_usd": search_cost,
         },
     )
     return record

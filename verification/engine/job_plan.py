@@ -34,14 +34,18 @@ def resolve_request(
     text: str = "",
     decision: str | None = None,
     threshold: float | None = None,
+    grounded_by_search: bool = False,
 ) -> Resolved:
-    """The policy decision for a request, with the request's own threshold winning.
+    """The policy decision for a request, with the request's own threshold winning,
+    else (for an answer checked against retrieved evidence) the `verify_threshold`.
 
     Raises `KeyError` for a decision name the policy does not have.
     """
     resolved = resolve(
         policy, query_type=query_type, domain=domain, text=text, decision_name=decision or None
     )
+    if threshold is None and grounded_by_search and resolved.verify_threshold is not None:
+        threshold = resolved.verify_threshold
     if threshold is not None:
         resolved = Resolved(**{**resolved.__dict__, "threshold": threshold})
     return resolved
@@ -69,6 +73,9 @@ class JobPlan(BaseModel):
     mode: ConcreteMode
     mode_source: str  # request | policy | bandit
     model: str = ""  # the model that wrote the answer: the request's, else the tenant's default
+    # Fact-checking an answer that came without a context (`stages/ground.py`).
+    search_sources: tuple[str, ...] = ("knowledge_base",)
+    max_queries: int = 5
 
     @classmethod
     def build(
@@ -92,6 +99,8 @@ class JobPlan(BaseModel):
             mode=mode,
             mode_source=mode_source,
             model=model,
+            search_sources=resolved.search_sources,
+            max_queries=resolved.max_queries,
         )
 
     @property

@@ -73,6 +73,21 @@ class Budgets(_Strict):
     monthly_usd: float | None = Field(None, ge=0)
 
 
+SearchSource = Literal["knowledge_base", "web"]
+
+
+class FactCheck(_Strict):
+    """Verifying answers that come without a context: against the tenant's knowledge
+    base and/or its web search provider, claim by claim."""
+
+    search_sources: list[SearchSource] = Field(default_factory=lambda: ["knowledge_base"])
+    #: The knowledge base ("kb_...") a request without context or `knowledge_base` uses.
+    knowledge_base: str | None = Field(None, max_length=40)
+    max_queries: int = Field(5, ge=1, le=50)  # claims searched per answer, all sources
+    #: The pass/flag threshold for verdicts against retrieved evidence (None: `threshold`).
+    verify_threshold: float | None = Field(None, ge=0, le=1)
+
+
 class Condition(_Strict):
     type: Literal["query_type", "domain", "keyword"]
     name: str = Field(min_length=1)
@@ -89,6 +104,10 @@ class HallucinationConfig(_Strict):
     threshold: float | None = Field(None, ge=0, le=1)
     max_iterations: int | None = Field(None, ge=1, le=10)
     require_disclaimer: bool = False
+    # fact-checking without a context, for this decision (None: the policy's `fact_check`)
+    search_sources: list[SearchSource] | None = None
+    max_queries: int | None = Field(None, ge=1, le=50)
+    verify_threshold: float | None = Field(None, ge=0, le=1)
 
 
 class Plugin(_Strict):
@@ -116,6 +135,7 @@ class PolicyDocument(_Strict):
     premium: PremiumSettings = Field(default_factory=PremiumSettings)
     budgets: Budgets = Field(default_factory=Budgets)
     cascade: CascadePolicy = Field(default_factory=CascadePolicy)
+    fact_check: FactCheck = Field(default_factory=FactCheck)
     cost_weight: float = Field(0.1, ge=0, le=10)
     allowed_modes: list[ConcreteMode] = Field(default_factory=_all_modes)
     decisions: list[Decision] = Field(default_factory=list)
@@ -151,6 +171,9 @@ class Resolved:
     threshold: float
     max_iterations: int
     require_disclaimer: bool
+    search_sources: tuple[str, ...] = ("knowledge_base",)
+    max_queries: int = 5
+    verify_threshold: float | None = None
 
 
 def _matches(rules: Rules, query_type: str, domain: str, text: str) -> bool:
@@ -202,4 +225,15 @@ def resolve(
         threshold=conf.threshold if conf.threshold is not None else policy.threshold,
         max_iterations=conf.max_iterations or policy.standard.max_iterations,
         require_disclaimer=conf.require_disclaimer,
+        search_sources=tuple(
+            conf.search_sources
+            if conf.search_sources is not None
+            else policy.fact_check.search_sources
+        ),
+        max_queries=conf.max_queries or policy.fact_check.max_queries,
+        verify_threshold=(
+            conf.verify_threshold
+            if conf.verify_threshold is not None
+            else policy.fact_check.verify_threshold
+        ),
     )

@@ -47,6 +47,10 @@ class VerificationJob(models.Model):
     requested_mode = models.CharField(max_length=16, default="auto")
     requested_decision = models.CharField(max_length=100, blank=True, default="")
     requested_threshold = models.FloatField(null=True, blank=True)
+    # No context: check the answer against this knowledge base (else the policy's default).
+    knowledge_base = models.ForeignKey(
+        "knowledge.KnowledgeBase", null=True, blank=True, on_delete=models.SET_NULL
+    )
     callback_url = models.URLField(max_length=2000, blank=True, default="")
     metadata = models.JSONField(default=dict, blank=True)
     # NULL (not "") so the conditional unique constraint ignores requests without a key.
@@ -91,6 +95,9 @@ class VerificationJob(models.Model):
     stage = models.CharField(max_length=16, choices=JobStage.choices, default=JobStage.DETECT)
     # The job's plan (`engine.job_plan.JobPlan`), stored when it moves to the mitigate stage.
     plan = models.JSONField(null=True, blank=True)
+    # What evidence was retrieved for an answer without a context (`stages/ground.py`):
+    # claims, their coverage, and the passages or web results the context was built from.
+    grounding = models.JSONField(null=True, blank=True)
     detection = models.JSONField(
         null=True, blank=True, help_text="detection of the original answer"
     )

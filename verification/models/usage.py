@@ -23,6 +23,9 @@ class UsageRecord(models.Model):
     per_model = models.JSONField(default=dict, blank=True)
     provider_cost_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
     price_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
+    # web search queries made to ground an answer without context, and what they cost us
+    search_queries = models.PositiveIntegerField(default=0)
+    search_cost_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     def __str__(self) -> str:

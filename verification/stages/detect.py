@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 
@@ -30,6 +30,7 @@ from ..engine.query_types import KnownTypes, default_classifier
 from ..models import VerificationJob
 from ..tenant_config import service_detector
 from .codec import result_to_dict
+from .ground import Grounding, ground
 from .plan import plan_request
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ class Planned:
     item: DetectionInput
     plan: JobPlan
     detect_ms: int = 0
+    grounding: Grounding | None = None  # evidence retrieved for an answer without context
 
     @property
     def query_type(self) -> tuple[str | None, tuple[str, float]]:
@@ -52,8 +54,10 @@ class Planned:
 
 
 def job_input(job: VerificationJob) -> DetectionInput:
+    """The job's detection input; without a context, the evidence retrieved for it."""
+    retrieved = [p["text"] for p in (job.grounding or {}).get("passages", [])]
     return DetectionInput.build(
-        context=list(job.context or []),
+        context=list(job.context or []) or retrieved,
         response=job.response,
         query=job.query or None,
         passage_ids=job.passage_ids,
@@ -77,7 +81,10 @@ def process_jobs(jobs: list[VerificationJob]) -> None:
             log.exception("planning failed for job %s", job.pk)
             fail_job(job.pk, job.attempts, "policy_error", str(exc)[:500])
             continue
-        planned.append(Planned(job, job.attempts, job_input(job), plan))
+        grounding = ground(job, plan)
+        if grounding is not None:
+            job.grounding = grounding.as_json()
+        planned.append(Planned(job, job.attempts, job_input(job), plan, grounding=grounding))
     detector = service_detector()
     groups: dict[DetectionConfig, list[Planned]] = defaultdict(list)
     for p in planned:
@@ -91,6 +98,8 @@ def process_jobs(jobs: list[VerificationJob]) -> None:
         detect_ms = int((time.monotonic() - started) * 1000)
         for p, result in zip(members, results, strict=True):
             p.detect_ms = detect_ms
+            if p.grounding is not None and not p.grounding.context:
+                result = replace(result, reason=f"no evidence found: {p.grounding.summary()}")
             with bind(job_id=p.job.public_id, tenant_id=str(p.job.tenant_id)):
                 route(p, result, has_llm=p.job.tenant_id in llms)
                 log.info(
@@ -103,7 +112,9 @@ def route(p: Planned, result: DetectionResult, has_llm: bool) -> None:
     """Finish now, repair without an LLM, or hand over to the mitigate queue."""
     step = p.plan.next_step(result, has_llm)
     if step is Step.MITIGATE:
-        hand_to_mitigation(p.job.pk, p.attempt, p.plan, result_to_dict(result), p.detect_ms)
+        hand_to_mitigation(
+            p.job.pk, p.attempt, p.plan, result_to_dict(result), p.detect_ms, p.job.grounding
+        )
     elif step is Step.REPAIR:
         _finish_with_repair(p, result)
     else:
@@ -115,8 +126,9 @@ def route(p: Planned, result: DetectionResult, has_llm: bool) -> None:
                 result,
                 final_response=p.job.response,
                 final_score=result.score,
-                warning=p.plan.warning(result),
+                warning=_with_coverage(p.plan.warning(result), p.grounding),
                 detect_ms=p.detect_ms,
+                grounding=p.job.grounding,
             ),
         )
 
@@ -139,8 +151,17 @@ def _finish_with_repair(p: Planned, result: DetectionResult) -> None:
             detect_ms=p.detect_ms,
             mitigate_ms=int((time.monotonic() - started) * 1000),
             mitigation=repaired,
+            grounding=p.job.grounding,
         ),
     )
+
+
+def _with_coverage(warning: str, grounding: Grounding | None) -> str:
+    """Claims without evidence are said, never passed in silence."""
+    if grounding is None or not grounding.claims or grounding.covered == len(grounding.claims):
+        return warning
+    note = f"Only {grounding.summary()}; the rest could not be checked."
+    return f"{warning} {note}".strip()
 
 
 def _maybe_inject_fault(members: list[Planned]) -> None:

@@ -34,6 +34,7 @@ def plan_request(
         text=job.query or "",
         decision=job.requested_decision or None,
         threshold=job.requested_threshold,
+        grounded_by_search=not job.context,
     )
     choice = choose_mode(
         job.requested_mode, policy, resolved.mode, job.tenant, query_type, key=str(job.pk)

@@ -1,9 +1,10 @@
-"""Periodic tasks run by beat: the job sweeper and the webhook dispatcher."""
+"""Periodic tasks run by beat: the job and document sweeper and the webhook dispatcher."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from knowledge.queueing import sweep_documents
 from verification.actions.sweep import relay_outbox, sweep_stuck_jobs
 from verification.webhooks.dispatch import dispatch_due
 
@@ -12,6 +13,7 @@ from verification.webhooks.dispatch import dispatch_due
 def sweep_jobs() -> dict[str, int]:
     counts = sweep_stuck_jobs()
     counts["relayed"] = relay_outbox()
+    counts["documents"] = sweep_documents()
     return counts
 
 

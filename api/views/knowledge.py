@@ -1,0 +1,224 @@
+"""Knowledge bases and their documents (`/v1/knowledge-bases/...`)."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import parsers, serializers, status
+from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.response import Response
+
+from knowledge import actions
+from knowledge.ids import parse_doc_id, parse_kb_id
+from knowledge.models import Document, KnowledgeBase
+
+from ..errors import Conflict
+from ..parsers import BoundedJSONParser
+from .base import TenantScopedView
+
+
+class LimitRefused(APIException):
+    status_code = status.HTTP_403_FORBIDDEN
+    default_code = "plan_limit"
+
+    def __init__(self, detail: str, status_code: int = 403):
+        super().__init__(detail)
+        self.status_code = status_code
+
+
+class KnowledgeBaseSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="public_id", read_only=True)
+    documents = serializers.SerializerMethodField()
+
+    class Meta:
+        model = KnowledgeBase
+        fields = ["id", "name", "description", "documents", "created_at"]
+        read_only_fields = ["id", "documents", "created_at"]
+
+    def get_documents(self, kb: KnowledgeBase) -> int:
+        return kb.documents.count()
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="public_id", read_only=True)
+    knowledge_base = serializers.SerializerMethodField()
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Document
+        fields = [
+            "id", "knowledge_base", "name", "content_type", "size_bytes", "sha256", "version",
+            "status", "error", "language", "passages_total", "passages_done", "progress",
+            "created_at", "updated_at", "indexed_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_knowledge_base(self, doc: Document) -> str:
+        return f"kb_{doc.knowledge_base_id.hex}"
+
+    def get_progress(self, doc: Document) -> float:
+        """0..1: passages embedded so far (1 once ready)."""
+        if doc.status == "ready":
+            return 1.0
+        return round(doc.passages_done / doc.passages_total, 3) if doc.passages_total else 0.0
+
+
+class DocumentUploadSerializer(serializers.Serializer):
+    """Multipart `file` (its name and type), or JSON `name` + `content` (text formats)."""
+
+    file = serializers.FileField(required=False)
+    name = serializers.CharField(required=False, max_length=255)
+    content = serializers.CharField(required=False, trim_whitespace=False)
+    content_type = serializers.CharField(required=False, max_length=100, default="text/plain")
+
+    def validate(self, attrs):
+        if attrs.get("file") is None and "content" not in attrs:
+            raise ValidationError({"file": "upload a file, or send name and content."})
+        if attrs.get("file") is None and not attrs.get("name"):
+            raise ValidationError({"name": "a document sent as content needs a name."})
+        return attrs
+
+    def upload(self) -> actions.Upload:
+        data = self.validated_data
+        f = data.get("file")
+        if f is not None:
+            return actions.Upload(
+                name=data.get("name") or f.name or "document",
+                content_type=f.content_type or "",
+                raw=f.read(),
+            )
+        return actions.Upload(data["name"], data["content_type"], data["content"].encode())
+
+
+def _refuse(exc: Exception):
+    if isinstance(exc, actions.LimitExceeded):
+        return LimitRefused(str(exc), exc.status)
+    if isinstance(exc, actions.DuplicateName):
+        return Conflict(str(exc))
+    return ValidationError({"file": [str(exc)]})
+
+
+class _Pages(LimitOffsetPagination):
+    default_limit = 50
+    max_limit = 500
+
+
+class _KnowledgeView(TenantScopedView):
+    pagination_class = _Pages
+
+    def get_kb(self, kb_id: str) -> KnowledgeBase:
+        pk = parse_kb_id(kb_id)
+        kb = KnowledgeBase.objects.filter(tenant=self.tenant, pk=pk).first() if pk else None
+        if kb is None:
+            raise Http404("No such knowledge base.")
+        return kb
+
+
+class KnowledgeBaseList(_KnowledgeView):
+    serializer_class = KnowledgeBaseSerializer
+
+    def base_queryset(self):
+        return KnowledgeBase.objects.order_by("name")
+
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(KnowledgeBaseSerializer(page, many=True).data)
+
+    def post(self, request):
+        data = KnowledgeBaseSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            kb = actions.create_knowledge_base(
+                self.tenant, data.validated_data["name"], data.validated_data.get("description", "")
+            )
+        except (actions.LimitExceeded, actions.DuplicateName) as exc:
+            raise _refuse(exc) from exc
+        return Response(KnowledgeBaseSerializer(kb).data, status=status.HTTP_201_CREATED)
+
+
+class KnowledgeBaseDetail(_KnowledgeView):
+    serializer_class = KnowledgeBaseSerializer
+    http_method_names = ["get", "delete", "options"]
+
+    def base_queryset(self):
+        return KnowledgeBase.objects.all()
+
+    def get(self, request, kb_id: str):
+        return Response(KnowledgeBaseSerializer(self.get_kb(kb_id)).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, kb_id: str):
+        actions.delete_knowledge_base(self.get_kb(kb_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+UPLOAD_PARSERS = [parsers.MultiPartParser, parsers.FormParser, BoundedJSONParser]
+
+
+class DocumentList(_KnowledgeView):
+    serializer_class = DocumentSerializer
+    parser_classes = UPLOAD_PARSERS
+
+    def base_queryset(self):
+        return Document.objects.defer("raw", "text").order_by("-created_at")
+
+    def get(self, request, kb_id: str):
+        kb = self.get_kb(kb_id)
+        page = self.paginate_queryset(self.get_queryset().filter(knowledge_base=kb))
+        return self.get_paginated_response(DocumentSerializer(page, many=True).data)
+
+    @extend_schema(
+        request=DocumentUploadSerializer,
+        responses={
+            202: DocumentSerializer,
+            400: OpenApiResponse(description="unsupported or empty file"),
+            403: OpenApiResponse(description="the plan's document count is reached"),
+            413: OpenApiResponse(description="the document is over the plan's size limit"),
+        },
+    )
+    def post(self, request, kb_id: str):
+        kb = self.get_kb(kb_id)
+        data = DocumentUploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            doc = actions.add_document(kb, data.upload())
+        except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
+            raise _refuse(exc) from exc
+        return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
+
+
+class DocumentDetail(_KnowledgeView):
+    serializer_class = DocumentSerializer
+    parser_classes = UPLOAD_PARSERS
+    http_method_names = ["get", "put", "delete", "options"]
+
+    def base_queryset(self):
+        return Document.objects.defer("raw", "text")
+
+    def get_doc(self, kb_id: str, doc_id: str) -> Document:
+        kb = self.get_kb(kb_id)
+        pk = parse_doc_id(doc_id)
+        doc = self.get_queryset().filter(knowledge_base=kb, pk=pk).first() if pk else None
+        if doc is None:
+            raise Http404("No such document.")
+        return doc
+
+    def get(self, request, kb_id: str, doc_id: str):
+        return Response(DocumentSerializer(self.get_doc(kb_id, doc_id)).data)
+
+    @extend_schema(request=DocumentUploadSerializer, responses={202: DocumentSerializer})
+    def put(self, request, kb_id: str, doc_id: str):
+        doc = self.get_doc(kb_id, doc_id)
+        data = DocumentUploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            doc = actions.replace_document(doc, data.upload())
+        except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
+            raise _refuse(exc) from exc
+        return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, kb_id: str, doc_id: str):
+        actions.delete_document(self.get_doc(kb_id, doc_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)

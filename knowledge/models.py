@@ -1,0 +1,134 @@
+"""Knowledge bases, their documents and the passages retrieval searches."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from django.utils import timezone
+
+from tenants import crypto
+from tenants.models import Tenant
+
+
+class KnowledgeBase(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="knowledge_bases")
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="uniq_kb_name_per_tenant")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def public_id(self) -> str:
+        return f"kb_{self.id.hex}"
+
+
+class DocumentStatus(models.TextChoices):
+    QUEUED = "queued"
+    INDEXING = "indexing"
+    READY = "ready"
+    FAILED = "failed"
+
+
+class Document(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="documents")
+    knowledge_base = models.ForeignKey(
+        KnowledgeBase, on_delete=models.CASCADE, related_name="documents"
+    )
+    name = models.CharField(max_length=255)
+    content_type = models.CharField(max_length=100)
+    size_bytes = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    # The uploaded file, kept until it is indexed again (a replace, a retry).
+    raw = models.BinaryField()
+    #: Bumped by every replace; passages of older versions are swapped out when it is indexed.
+    version = models.PositiveIntegerField(default=1)
+    status = models.CharField(
+        max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
+    )
+    error = models.TextField(blank=True, default="")
+    text = models.TextField(blank=True, default="")  # the extracted text passages point into
+    language = models.CharField(max_length=8, blank=True, default="")
+    passages_total = models.PositiveIntegerField(default=0)
+    passages_done = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    indexed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "lease_expires_at"], name="doc_status_lease")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def public_id(self) -> str:
+        return f"doc_{self.id.hex}"
+
+
+class Passage(models.Model):
+    """A chunk of a document's extracted text, with its offsets in that text."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="passages")
+    # Copied from the document so retrieval filters one table.
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveIntegerField(default=1)
+    position = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    text = models.TextField()
+    #: The Postgres text-search configuration of its language ("english", "german", "simple").
+    config = models.CharField(max_length=32, default="simple")
+    tsv = SearchVectorField(null=True)
+    embedding = models.BinaryField()  # float32, unit length (the MiniLM encoder)
+
+    class Meta:
+        indexes = [
+            GinIndex(fields=["tsv"], name="passage_tsv_gin"),
+            models.Index(fields=["knowledge_base", "document"], name="passage_kb_doc"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} #{self.position}"
+
+
+class SearchProvider(models.TextChoices):
+    TAVILY = "tavily"
+    SERPER = "serper"
+
+
+class WebSearchSettings(models.Model):
+    """A tenant's web search provider; the key is encrypted at rest like LLM keys."""
+
+    tenant = models.OneToOneField(Tenant, on_delete=models.CASCADE, related_name="web_search")
+    provider = models.CharField(max_length=16, choices=SearchProvider.choices)
+    api_base = models.URLField(blank=True, default="", help_text="empty: the provider's own")
+    api_key_encrypted = models.TextField(blank=True, default="")
+    price_per_query_usd = models.DecimalField(max_digits=10, decimal_places=6, default=0)
+    timeout_seconds = models.FloatField(default=10.0)
+    max_results = models.PositiveSmallIntegerField(default=5)
+
+    def __str__(self) -> str:
+        return f"{self.provider} for {self.tenant}"
+
+    @property
+    def api_key(self) -> str:
+        return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""
+
+    @api_key.setter
+    def api_key(self, value: str) -> None:
+        self.api_key_encrypted = crypto.encrypt(value) if value else ""

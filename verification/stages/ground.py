@@ -1,0 +1,151 @@
+"""Grounding an answer that came without a context: evidence per checkable claim.
+
+The engine picks the answer's checkable claims (`engine.claims`); each is searched
+(at most `max_queries` searches in all) in the job's knowledge base (or the
+policy's default) and, when the policy names "web" and the tenant configured a
+provider, on the web for claims the knowledge base did not cover. The passages
+found become the detection context; `refs` say which document passage or web
+page each context passage is, so spans point back into the tenant's documents.
+What retrieval could not cover is reported ("3 of 5 claims had evidence").
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from knowledge.models import DocumentStatus, KnowledgeBase, WebSearchSettings
+from knowledge.retrieval import search as kb_search
+from knowledge.web_search import WebSearchError
+from knowledge.web_search import search as web_search
+
+from ..engine.claims import checkable_claims
+from ..engine.job_plan import JobPlan
+from ..models import VerificationJob
+
+log = logging.getLogger(__name__)
+
+#: A retrieved passage counts as evidence for a claim from this cosine similarity.
+MIN_SIMILARITY = 0.35
+PER_CLAIM = 3  # passages kept per claim
+
+
+@dataclass
+class Grounding:
+    context: list[str] = field(default_factory=list)
+    refs: list[dict[str, Any]] = field(default_factory=list)
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    web_queries: int = 0
+    web_cost_usd: Decimal = Decimal(0)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def covered(self) -> int:
+        return sum(1 for c in self.claims if c["evidence"])
+
+    def summary(self) -> str:
+        return f"{self.covered} of {len(self.claims)} claims had evidence"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "sources": self.sources,
+            "claims": self.claims,
+            "claims_checked": len(self.claims),
+            "claims_with_evidence": self.covered,
+            "summary": self.summary(),
+            "passages": self.refs,
+            "web": {"queries": self.web_queries, "cost_usd": str(self.web_cost_usd)},
+            "errors": self.errors,
+        }
+
+
+def knowledge_base_for(job: VerificationJob, plan: JobPlan) -> KnowledgeBase | None:
+    if job.knowledge_base_id:
+        return job.knowledge_base
+    name = plan.policy.fact_check.knowledge_base
+    if not name:
+        return None
+    hexid = name.removeprefix("kb_")
+    try:
+        return KnowledgeBase.objects.filter(tenant_id=job.tenant_id, pk=hexid).first()
+    except ValueError:  # not a UUID: the policy names a knowledge base by name
+        return KnowledgeBase.objects.filter(tenant_id=job.tenant_id, name=name).first()
+
+
+def _add(g: Grounding, key: tuple, text: str, ref: dict[str, Any]) -> int:
+    for i, existing in enumerate(g.refs):
+        if existing["key"] == list(key):
+            return i
+    g.context.append(text)
+    g.refs.append({"key": list(key), "text": text, **ref})
+    return len(g.refs) - 1
+
+
+def ground(job: VerificationJob, plan: JobPlan) -> Grounding | None:
+    """Evidence for `job`'s answer, or None when it has a context or no source applies."""
+    if job.context:
+        return None
+    kb = knowledge_base_for(job, plan) if "knowledge_base" in plan.search_sources else None
+    web = None
+    if "web" in plan.search_sources:
+        web = WebSearchSettings.objects.filter(tenant_id=job.tenant_id).first()
+    if kb is None and web is None:
+        return None
+    g = Grounding(sources=[s for s, on in (("knowledge_base", kb), ("web", web)) if on])
+    if kb is not None and not kb.documents.filter(status=DocumentStatus.READY).exists():
+        g.errors.append(f"knowledge base {kb.public_id} has no indexed documents")
+    budget = plan.max_queries
+    for claim in checkable_claims(job.response):
+        entry: dict[str, Any] = {
+            "start": claim.start,
+            "end": claim.end,
+            "text": claim.text,
+            "markers": list(claim.markers),
+            "evidence": False,
+            "passages": [],
+        }
+        g.claims.append(entry)
+        if budget <= 0:
+            entry["skipped"] = "max_queries reached"
+            continue
+        if kb is not None:
+            budget -= 1
+            for hit in kb_search(job.tenant_id, [kb.pk], claim.text, k=PER_CLAIM):
+                if hit.similarity < MIN_SIMILARITY:
+                    continue
+                index = _add(
+                    g,
+                    ("passage", hit.passage_id),
+                    hit.text,
+                    {
+                        "kind": "passage",
+                        "knowledge_base": kb.public_id,
+                        "document": f"doc_{hit.document_id.hex}",
+                        "document_name": hit.document_name,
+                        "start": hit.start,
+                        "end": hit.end,
+                    },
+                )
+                entry["passages"].append(index)
+                entry["evidence"] = True
+        if web is not None and not entry["evidence"] and budget > 0:
+            budget -= 1
+            g.web_queries += 1
+            g.web_cost_usd += web.price_per_query_usd
+            try:
+                results = web_search(web, claim.text)
+            except WebSearchError as exc:
+                g.errors.append(str(exc))
+                results = []
+            for r in results[:PER_CLAIM]:
+                index = _add(
+                    g, ("web", r.url), r.content, {"kind": "web", "url": r.url, "title": r.title}
+                )
+                entry["passages"].append(index)
+                entry["evidence"] = True
+    for ref in g.refs:
+        ref.pop("key")
+    return g
