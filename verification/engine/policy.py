@@ -76,11 +76,15 @@ class Budgets(_Strict):
 SearchSource = Literal["knowledge_base", "web"]
 
 
+def _knowledge_base_only() -> list[SearchSource]:
+    return ["knowledge_base"]
+
+
 class FactCheck(_Strict):
     """Verifying answers that come without a context: against the tenant's knowledge
     base and/or its web search provider, claim by claim."""
 
-    search_sources: list[SearchSource] = Field(default_factory=lambda: ["knowledge_base"])
+    search_sources: list[SearchSource] = Field(default_factory=_knowledge_base_only)
     #: The knowledge base ("kb_...") a request without context or `knowledge_base` uses.
     knowledge_base: str | None = Field(None, max_length=40)
     max_queries: int = Field(5, ge=1, le=50)  # claims searched per answer, all sources
