@@ -16,7 +16,6 @@ pytest_plugins = ["tests.fixtures.workers", "tests.fixtures.receiver", "tests.fi
 def _clean_test_redis():
     """Start from an empty test Redis database (broker queues, throttle counters)."""
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
-    yield
 
 
 @pytest.fixture(autouse=True)

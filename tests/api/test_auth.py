@@ -54,7 +54,8 @@ def test_the_key_stores_only_a_hash_of_its_secret(tenant_a):
     tenant, token = tenant_a
     key = ApiKey.objects.get(tenant=tenant)
     secret = token.split("_", 2)[2]
-    assert secret not in key.secret_hash and len(key.secret_hash) == 64
+    assert secret not in key.secret_hash
+    assert len(key.secret_hash) == 64
     assert token.startswith(f"tl_{key.prefix}_")
 
 

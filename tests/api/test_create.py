@@ -13,13 +13,15 @@ def test_it_accepts_a_verification_with_location_and_headers(client_a, eiffel):
     # then
     assert response.status_code == 202
     body = response.json()
-    assert body["id"].startswith("ver_") and body["status"] == "queued"
+    assert body["id"].startswith("ver_")
+    assert body["status"] == "queued"
     assert response["Location"] == f"/v1/verifications/{body['id']}"
     assert response["X-TruthLens-Detected"] == "unknown"
     for name in ("Enabled", "Mode", "Score", "Iterations", "Latency-Ms"):
         assert f"X-TruthLens-{name}" in response
     job = VerificationJob.objects.get()
-    assert job.context == eiffel["context"] and job.response == eiffel["response"]
+    assert job.context == eiffel["context"]
+    assert job.response == eiffel["response"]
     assert OutboxMessage.objects.filter(job=job).count() == 1
 
 

@@ -58,7 +58,8 @@ def test_the_list_shows_only_own_jobs_with_cursor_pagination(client_a, client_b,
         _create(client_a, eiffel)
     _create(client_b, eiffel)
     first = client_a.get("/v1/verifications?limit=2").json()
-    assert len(first["results"]) == 2 and first["next"]
+    assert len(first["results"]) == 2
+    assert first["next"]
     second = client_a.get(first["next"]).json()
     ids = {r["id"] for r in first["results"] + second["results"]}
     assert len(ids) == 3
@@ -107,7 +108,8 @@ def test_the_tenant_rate_limit_answers_429_with_retry_after(tenant_a, client_a):
     tenant.plan = Plan.objects.create(name="tiny", rate_limit="2/min")
     tenant.save()
     codes = [client_a.get("/v1/verifications").status_code for _ in range(3)]
-    assert codes[:2] == [200, 200] and codes[2] == 429
+    assert codes[:2] == [200, 200]
+    assert codes[2] == 429
     response = client_a.get("/v1/verifications")
     assert int(response["Retry-After"]) >= 1
     assert response.json()["type"].endswith("/rate-limited")
@@ -116,7 +118,8 @@ def test_the_tenant_rate_limit_answers_429_with_retry_after(tenant_a, client_a):
 def test_usage_reports_the_month(client_a):
     now = dt.datetime.now(dt.UTC)
     body = client_a.get("/v1/usage").json()
-    assert body["verifications"] == 0 and body["month"] == f"{now.year:04d}-{now.month:02d}"
+    assert body["verifications"] == 0
+    assert body["month"] == f"{now.year:04d}-{now.month:02d}"
     assert client_a.get("/v1/usage?month=2026-02").json()["month"] == "2026-02"
     assert client_a.get("/v1/usage?month=2026-13").status_code == 400
     # the same month format as /v1/billing/reports/{month}: "2026-2" is not a month

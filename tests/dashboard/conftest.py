@@ -18,7 +18,7 @@ from verification.models import (
     WebhookDelivery,
 )
 
-PASSWORD = "correct-horse-battery-staple"  # noqa: S105 - test users only
+PASSWORD = "correct-horse-battery-staple"  # test users only
 
 ANSWER = "The Eiffel Tower was built in 1950 and is 330 metres tall."
 CONTEXT = [

@@ -10,14 +10,14 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from verification.engine.embeddings import Encoder, get_encoder  # noqa: E402
-from verification.engine.types import (  # noqa: E402
+from verification.engine.embeddings import Encoder, get_encoder
+from verification.engine.types import (
     Coverage,
     DetectionInput,
     TokenPrediction,
     TokenProb,
 )
-from verification.engine.words import tokenize  # noqa: E402
+from verification.engine.words import tokenize
 
 EIFFEL = (
     "The Eiffel Tower was built from 1887 to 1889 for the World's Fair in Paris. "

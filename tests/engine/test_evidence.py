@@ -8,8 +8,10 @@ def test_each_query_gets_its_best_sentence_with_passage_offsets(eiffel):
         [("It is 500 metres tall.", "500"), ("It opened in May 1889.", "May")]
     )
 
-    assert tall is not None and tall.text == "It is 330 metres tall."
-    assert opened is not None and opened.text == "It opened to the public in March 1889."
+    assert tall is not None
+    assert tall.text == "It is 330 metres tall."
+    assert opened is not None
+    assert opened.text == "It opened to the public in March 1889."
     for ev in (tall, opened):
         assert eiffel[ev.passage_index][ev.start : ev.end] == ev.text
         assert 0.0 < ev.similarity <= 1.0
@@ -21,7 +23,8 @@ def test_allowed_limits_the_candidates_and_none_means_nothing_qualified(eiffel):
     [gold] = index.best_many([("It is 500 metres tall.", "")], allowed=lambda t: "gold" in t)
     [nothing] = index.best_many([("It is 500 metres tall.", "")], allowed=lambda t: False)
 
-    assert gold is not None and gold.text == "The tower was not painted gold."
+    assert gold is not None
+    assert gold.text == "The tower was not painted gold."
     assert nothing is None
 
 

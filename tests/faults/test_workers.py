@@ -68,7 +68,8 @@ def test_a_worker_killed_mid_mitigation_completes_the_job_once(
     usage = UsageRecord.objects.get(job=job)
     calls = LLMCallRecord.objects.filter(job=job).count()
     # the killed attempt's call never finished, so it is billed nowhere
-    assert usage.llm_calls == calls and calls == len(fake_llm.requests) - 1
+    assert usage.llm_calls == calls
+    assert calls == len(fake_llm.requests) - 1
 
 
 class _Receiver:
@@ -84,7 +85,7 @@ class _Receiver:
         events = self.events
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - http.server API
+            def do_POST(self):  # http.server API
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 events.append(json.loads(body)["id"])
                 self.send_response(200)

@@ -79,14 +79,16 @@ def test_a_running_job_with_an_expired_lease_can_be_claimed_again(tenant_a):
         lease_expires_at=timezone.now() - timedelta(seconds=1)
     )
     again = claim(job.pk)
-    assert again is not None and again.attempts == 2
+    assert again is not None
+    assert again.attempts == 2
 
 
 def test_claim_more_fills_a_batch_with_other_queued_jobs(tenant_a):
     first, *others = [_new(tenant_a[0], f"answer {i}") for i in range(4)]
     claim(first.pk)
     batch = claim_more(2, exclude=first.pk)
-    assert len(batch) == 2 and all(j.status == "running" for j in batch)
+    assert len(batch) == 2
+    assert all(j.status == "running" for j in batch)
     assert claim_more(5, exclude=first.pk)[0].pk == others[2].pk
 
 
@@ -95,7 +97,9 @@ def test_completion_stores_result_spans_and_one_usage_row(tenant_a):
     claimed = claim(job.pk)
     assert complete_job(job.pk, claimed.attempts, _outcome())
     job.refresh_from_db()
-    assert job.status == "completed" and job.score == 0.9 and job.detected is True
+    assert job.status == "completed"
+    assert job.score == 0.9
+    assert job.detected is True
     span = DetectedSpan.objects.get(job=job)
     assert (span.evidence_passage, span.evidence_start, span.evidence_end) == (0, 0, 24)
     assert UsageRecord.objects.get(job=job).detector_tokens == 12
@@ -135,7 +139,8 @@ def test_the_sweeper_requeues_expired_leases_and_fails_after_max_attempts(tenant
     )
     assert sweep.sweep_stuck_jobs()["failed"] == 1
     job.refresh_from_db()
-    assert job.status == "failed" and job.error_code == "too_many_attempts"
+    assert job.status == "failed"
+    assert job.error_code == "too_many_attempts"
 
 
 def test_the_sweeper_republishes_queued_jobs_nobody_took(tenant_a, settings):
@@ -146,7 +151,8 @@ def test_the_sweeper_republishes_queued_jobs_nobody_took(tenant_a, settings):
     assert sweep.sweep_stuck_jobs()["stale_queued"] == 1
     assert OutboxMessage.objects.filter(job=job).count() == before + 1
     job.refresh_from_db()
-    assert job.status == "queued" and job.enqueued_at > stale
+    assert job.status == "queued"
+    assert job.enqueued_at > stale
     # the fresh enqueued_at keeps the next sweep from publishing it again
     assert sweep.sweep_stuck_jobs()["stale_queued"] == 0
 
@@ -180,7 +186,8 @@ def test_failing_a_job_is_final_and_idempotent(tenant_a):
     assert fail_job(job.pk, None, "boom", "it broke")
     assert not fail_job(job.pk, None, "boom", "again")
     job.refresh_from_db()
-    assert job.status == "failed" and job.error_message == "it broke"
+    assert job.status == "failed"
+    assert job.error_message == "it broke"
 
 
 def _skipped_outcome() -> Outcome:
@@ -214,7 +221,9 @@ def test_a_skipped_verification_is_billed_at_the_skip_price_on_its_own_line(
     complete_job(checked.pk, claim(checked.pk).attempts, _outcome())
     # then
     usage = UsageRecord.objects.get(job=skipped)
-    assert usage.mode == "skipped" and usage.price_usd == Decimal(expected)
+    assert usage.mode == "skipped"
+    assert usage.price_usd == Decimal(expected)
     assert UsageRecord.objects.get(job=checked).price_usd == Decimal("0.001")
     lines = {line.mode: line for line in monthly_report(tenant_a[0], current_month()).by_mode}
-    assert lines["skipped"].verifications == 1 and lines["lightweight"].verifications == 1
+    assert lines["skipped"].verifications == 1
+    assert lines["lightweight"].verifications == 1

@@ -47,7 +47,8 @@ def test_auto_mode_is_chosen_by_thompson_sampling_among_allowed_modes(tenant_a, 
         tenant=tenant, query_type="factual_qa", mode="standard", alpha=1, beta=50
     )
     job = _detect(tenant, response=RIGHT)
-    assert job.mode_source == "bandit" and job.mode == "lightweight"
+    assert job.mode_source == "bandit"
+    assert job.mode == "lightweight"
     assert ModeArm.objects.get(tenant=tenant, mode="lightweight").pulls == 1
 
 
@@ -106,7 +107,8 @@ def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a
 
     fake_llm.responder = responder
     job = _detect(tenant, mode="premium")
-    assert job.stage == "mitigate" and job.status == "running"
+    assert job.stage == "mitigate"
+    assert job.status == "running"
     claimed = claim_mitigation(job.pk)
     assert mitigation_service.run(claimed)
     job.refresh_from_db()
@@ -131,7 +133,8 @@ def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_ll
     job = _detect(tenant, mode="standard")
     assert mitigation_service.run(claim_mitigation(job.pk))
     job.refresh_from_db()
-    assert job.status == "completed" and job.final_response.startswith(WRONG)
+    assert job.status == "completed"
+    assert job.final_response.startswith(WRONG)
     assert "could not be fully verified" in job.final_response  # the disclaimer
     assert "budget" in job.warning.lower(), job.warning
     assert fake_llm.requests == []
@@ -170,7 +173,8 @@ def test_the_cascade_sends_only_uncertain_spans_to_the_judge(tenant_a, fake_llm)
     tiers = {d["tier"] for d in job.cascade["decisions"]}
     assert tiers == {"llm"}
     # the judge cleared every span, so nothing is left flagged
-    assert job.detected is False and job.spans.count() == 0
+    assert job.detected is False
+    assert job.spans.count() == 0
     call = LLMCallRecord.objects.get(job=job)
     assert call.role == "cascade"
     assert job.cascade["cost_usd"] == pytest.approx(float(call.cost_usd))
@@ -197,4 +201,5 @@ def test_a_batch_looks_up_llm_settings_once_not_per_job(tenant_a, tenant_b, fake
     assert len(llm_reads) == 1, [q["sql"] for q in llm_reads]
     for job in jobs:
         job.refresh_from_db()
-        assert job.status == "completed" and job.mode == "lightweight"
+        assert job.status == "completed"
+        assert job.mode == "lightweight"

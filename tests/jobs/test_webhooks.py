@@ -72,7 +72,8 @@ def test_a_failed_attempt_is_logged_and_rescheduled_with_backoff(tenant_a, recei
     before = timezone.now()
     assert webhooks.attempt_delivery(delivery_id) == WebhookDelivery.PENDING
     delivery = WebhookDelivery.objects.get(pk=delivery_id)
-    assert delivery.next_attempt_at > before and delivery.last_status_code == 503
+    assert delivery.next_attempt_at > before
+    assert delivery.last_status_code == 503
     assert WebhookAttempt.objects.get(delivery=delivery).error == "HTTP 503"
     # not due yet: a second attempt right away is not claimed
     assert webhooks.attempt_delivery(delivery_id) is None
@@ -96,7 +97,8 @@ def test_a_url_that_turned_internal_is_refused_at_delivery(tenant_a, settings):
     )
     webhooks.attempt_delivery(delivery_id)
     attempt = WebhookAttempt.objects.get(delivery_id=delivery_id)
-    assert attempt.status_code is None and attempt.error.startswith("refused")
+    assert attempt.status_code is None
+    assert attempt.error.startswith("refused")
 
 
 def test_backoff_grows_exponentially_up_to_the_cap(settings):
@@ -106,5 +108,7 @@ def test_backoff_grows_exponentially_up_to_the_cap(settings):
         "WEBHOOK_RETRY_MAX_DELAY_SECONDS": 100,
     }
     delays = [webhooks.backoff_seconds(n) for n in (1, 2, 3, 10)]
-    assert 8 <= delays[0] <= 12 and 16 <= delays[1] <= 24 and 32 <= delays[2] <= 48
+    assert 8 <= delays[0] <= 12
+    assert 16 <= delays[1] <= 24
+    assert 32 <= delays[2] <= 48
     assert delays[3] <= 120

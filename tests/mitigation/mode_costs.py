@@ -20,8 +20,8 @@ import time
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from verification.engine import DetectionConfig, DetectionInput, LexicalDetector  # noqa: E402
-from verification.engine.mitigation import (  # noqa: E402
+from verification.engine import DetectionConfig, DetectionInput, LexicalDetector
+from verification.engine.mitigation import (
     LLMClient,
     ModelConfig,
     cross_check,
@@ -31,7 +31,7 @@ from verification.engine.mitigation import (  # noqa: E402
     repair,
 )
 
-from .fake_llm import FakeLLM, Reply  # noqa: E402
+from .fake_llm import FakeLLM, Reply
 
 CONTEXT = [
     "The Eiffel Tower was completed in 1889 in Paris for the World Fair. It is 330 metres "

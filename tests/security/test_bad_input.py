@@ -22,7 +22,8 @@ def _assert_problem(response, status: int) -> dict:
     assert response.status_code == status, response.content[:500]
     assert response["Content-Type"] == "application/problem+json"
     problem = response.json()
-    assert problem["status"] == status and problem["type"].startswith("https://")
+    assert problem["status"] == status
+    assert problem["type"].startswith("https://")
     assert "Traceback" not in response.content.decode(errors="replace")
     return problem
 
@@ -41,7 +42,7 @@ def test_invalid_utf8_is_400(client_a):
 
 
 @pytest.mark.parametrize(
-    "patch, field",
+    ("patch", "field"),
     [
         ({"response": ["a"]}, "response"),
         ({"response": ""}, "response"),

@@ -45,14 +45,16 @@ def test_the_monthly_quota_answers_429_until_next_month(tenant_a, client_a, eiff
     assert (first.status_code, second.status_code, third.status_code) == (202, 202, 429)
     assert third["Content-Type"] == "application/problem+json"
     problem = third.json()
-    assert problem["type"].endswith("/quota-exceeded") and problem["status"] == 429
+    assert problem["type"].endswith("/quota-exceeded")
+    assert problem["status"] == 429
     next_month = (month_start + dt.timedelta(days=32)).replace(day=1)
     expected = (next_month - timezone.now()).total_seconds()
     assert abs(int(third["Retry-After"]) - expected) < 60
     assert VerificationJob.objects.filter(tenant=tenant).count() == 3
     # and an idempotent replay of an accepted job and reads still work
     replay = client_a.post("/v1/verifications", eiffel, format="json", HTTP_IDEMPOTENCY_KEY="k1")
-    assert replay.status_code == 202 and replay["Idempotent-Replayed"] == "true"
+    assert replay.status_code == 202
+    assert replay["Idempotent-Replayed"] == "true"
     assert client_a.get("/v1/verifications").status_code == 200
 
 

@@ -27,7 +27,8 @@ def test_the_signature_is_hmac_of_timestamp_dot_body():
 def test_generated_keys_parse_and_match_only_their_hash():
     key = generate_key()
     prefix, secret = parse_key(key.token)
-    assert prefix == key.prefix and secret == key.secret
+    assert prefix == key.prefix
+    assert secret == key.secret
     assert secret_matches(secret, key.secret_hash)
     assert not secret_matches(secret + "x", key.secret_hash)
     assert parse_key("tl_short_x") is None

@@ -43,7 +43,8 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
     response = client.get(f"/v1/verifications/{job_id}")
     body = response.json()
     assert body["verification_status"] == "verified"
-    assert body["detected"] is True and body["score"] >= body["threshold"]
+    assert body["detected"] is True
+    assert body["score"] >= body["threshold"]
     assert any(s["text"] == "1950" or "1950" in s["text"] for s in body["spans"])
     assert body["warning"]
     assert response["X-TruthLens-Detected"] == "true"
@@ -67,7 +68,8 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
 
     assert wait_until(lambda: bool(finished_lines()), timeout=10)
     finished = finished_lines()
-    assert finished and finished[0]["job_id"] == job_id
+    assert finished
+    assert finished[0]["job_id"] == job_id
     assert finished[0]["request_id"] == "req-e2e-1"
     assert finished[0]["tenant_id"] == str(tenant_a[0].pk)
     assert eiffel["response"] not in worker.log()  # answer texts stay out of logs
@@ -114,7 +116,8 @@ def test_a_webhook_is_signed_and_retried_after_a_500(start_worker, tenant_a, eif
     last = receiver.received[-1]
     assert signing.verify(tenant.webhook_secret, last.body, last.headers["X-TruthLens-Signature"])
     event = json.loads(last.body)
-    assert event["type"] == "verification.completed" and event["data"]["id"] == job_id
+    assert event["type"] == "verification.completed"
+    assert event["data"]["id"] == job_id
     assert event["id"].startswith("evt_")
     delivery = WebhookDelivery.objects.get()
     assert wait_until(lambda: WebhookDelivery.objects.get().status == "succeeded", timeout=10)
