@@ -88,3 +88,13 @@ def test_webhook_and_provider_secrets_are_encrypted_at_rest(tenant_a, client_a):
     # and the secret is never shown again after creation
     listed = client_a.get(f"/v1/webhook-endpoints/{created['id']}").json()
     assert "secret" not in listed
+
+
+def test_generated_keys_parse_and_match_only_their_hash():
+    key = keys.generate_key()
+    prefix, secret = keys.parse_key(key.token)
+    assert prefix == key.prefix
+    assert secret == key.secret
+    assert keys.secret_matches(secret, key.secret_hash)
+    assert not keys.secret_matches(secret + "x", key.secret_hash)
+    assert keys.parse_key("tl_short_x") is None
