@@ -174,7 +174,7 @@ def main() -> int:
     import redis
     from django.db.models import Count
 
-    from tests.mitigation.fake_llm import FakeLLM, Reply
+    from tests.fixtures.fake_llm import FakeLLM, Reply
     from verification.models import UsageRecord, VerificationJob
 
     VerificationJob.objects.filter(status__in=["queued", "running"]).update(

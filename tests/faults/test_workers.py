@@ -11,9 +11,9 @@ import pytest
 
 from tenants.models import Policy
 from tests.conftest import client_for
+from tests.fixtures.fake_llm import Reply
 from tests.fixtures.llm import configure_llm
 from tests.fixtures.workers import wait_until
-from tests.mitigation.fake_llm import Reply
 from verification.models import (
     LLMCallRecord,
     UsageRecord,

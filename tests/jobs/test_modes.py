@@ -84,7 +84,7 @@ def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a
     configure_llm(tenant, fake_llm)
 
     def responder(body):
-        from tests.mitigation.fake_llm import Reply
+        from tests.fixtures.fake_llm import Reply
 
         model = body["model"]
         if model == "verifier":
@@ -144,7 +144,7 @@ def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_ll
 def test_the_cascade_sends_only_uncertain_spans_to_the_judge(tenant_a, fake_llm):
     import json as _json
 
-    from tests.mitigation.fake_llm import Reply
+    from tests.fixtures.fake_llm import Reply
 
     tenant = tenant_a[0]
     # a band that covers every span the lexical detector produces, so the judge decides

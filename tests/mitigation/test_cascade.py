@@ -6,10 +6,9 @@ import json
 
 import pytest
 
+from tests.fixtures.fake_llm import Reply
 from verification.engine.mitigation import CascadeSettings, cascade
 from verification.engine.types import DetectionInput, DetectionResult, Span
-
-from .fake_llm import Reply
 
 ANSWER = "Alpha beta gamma delta."
 

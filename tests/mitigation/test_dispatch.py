@@ -6,12 +6,11 @@ import json
 
 import pytest
 
+from tests.fixtures.fake_detection import fake_redetect
+from tests.fixtures.fake_llm import Reply
 from verification.engine.mitigation import Models, mitigate
 from verification.engine.policy import PolicyDocument
 from verification.engine.types import DetectionInput, DetectionResult
-
-from .fake_llm import Reply
-from .fakes import fake_redetect
 
 CONTEXT = ["The tower was completed in 1889."]
 WRONG = "The tower was completed in 1950."

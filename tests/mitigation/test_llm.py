@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from tests.fixtures.fake_llm import Reply
 from verification.engine.mitigation import (
     Budget,
     BudgetExceeded,
@@ -15,8 +16,6 @@ from verification.engine.mitigation import (
     LLMRequest,
     RetryPolicy,
 )
-
-from .fake_llm import Reply
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 

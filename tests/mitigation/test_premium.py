@@ -6,11 +6,10 @@ import json
 
 import pytest
 
+from tests.fixtures.fake_detection import fake_redetect
+from tests.fixtures.fake_llm import Reply
 from verification.engine.mitigation import PremiumSettings, cross_check
 from verification.engine.types import DetectionInput
-
-from .fake_llm import Reply
-from .fakes import fake_redetect
 
 CONTEXT = [
     "The tower was completed in 1889. It stands in Paris.",

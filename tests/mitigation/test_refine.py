@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.fixtures.fake_detection import fake_redetect
+from tests.fixtures.fake_llm import Reply
 from verification.engine.mitigation import Budget, RefineSettings, refine
 from verification.engine.policy import PolicyDocument
 from verification.engine.types import DetectionInput
-
-from .fake_llm import Reply
-from .fakes import fake_redetect
 
 CONTEXT = ["The Eiffel Tower was completed in 1889 in Paris for the World Fair."]
 QUERY = "When and where was the Eiffel Tower completed?"

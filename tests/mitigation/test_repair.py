@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from tests.fixtures.fake_detection import fake_redetect
 from verification.engine.mitigation import RepairSettings, repair
 from verification.engine.mitigation.repair import evidence_value
 from verification.engine.types import DetectionInput, DetectionResult, Evidence, Span
-
-from .fakes import fake_redetect
 
 Q = "(Not confirmed by the provided context) "
 

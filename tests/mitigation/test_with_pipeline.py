@@ -6,10 +6,9 @@ import json
 
 import pytest
 
+from tests.fixtures.fake_llm import Reply
 from verification.engine import DetectionConfig, DetectionInput, LexicalDetector
 from verification.engine.mitigation import cross_check, redetector, refine, repair
-
-from .fake_llm import Reply
 
 CONTEXT = ["The Eiffel Tower was completed in 1889 in Paris for the World Fair."]
 WRONG = "The Eiffel Tower was completed in 1950 in Lyon."

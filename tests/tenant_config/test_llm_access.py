@@ -4,8 +4,8 @@ from dataclasses import replace
 
 import pytest
 
+from tests.fixtures.fake_llm import Reply
 from tests.fixtures.llm import FAKE_PRICE, configure_llm
-from tests.mitigation.fake_llm import Reply
 from verification.engine.mitigation import LLMError
 from verification.llm_access import client_for, model_config
 

@@ -140,7 +140,7 @@ def test_streaming_without_context_passes_through_with_no_verdict(client_a, tena
 
 @pytest.mark.django_db
 def test_an_upstream_failure_is_a_503_problem(client_a, tenant_a, fake_llm):
-    from tests.mitigation.fake_llm import Reply
+    from tests.fixtures.fake_llm import Reply
 
     configure_llm(tenant_a[0], fake_llm)
     fake_llm.script(*[Reply(status=500)] * 5)

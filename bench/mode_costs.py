@@ -1,6 +1,6 @@
 """Latency and cost per mitigation mode against the local fake provider (not a test).
 
-    python -m tests.mitigation.mode_costs [--runs 20] [--delay-ms 0]
+    python bench/mode_costs.py [--runs 20] [--delay-ms 0]
 
 Runs each mode on the same hallucinated answer with the real lexical detection
 pipeline and the real litellm client pointed at `fake_llm`. The fake reports
@@ -16,10 +16,14 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from tests.fixtures.fake_llm import FakeLLM, Reply
 from verification.engine import DetectionConfig, DetectionInput, LexicalDetector
 from verification.engine.mitigation import (
     LLMClient,
@@ -30,8 +34,6 @@ from verification.engine.mitigation import (
     refine,
     repair,
 )
-
-from .fake_llm import FakeLLM, Reply
 
 CONTEXT = [
     "The Eiffel Tower was completed in 1889 in Paris for the World Fair. It is 330 metres "
