@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 import redis
 from django.conf import settings
@@ -23,21 +25,28 @@ def _reset_throttles():
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
 
 
-def _make_tenant(slug: str) -> tuple[Tenant, str]:
+class TenantWithKey(NamedTuple):
+    """A saved tenant and the bearer token of its first (read-write) API key."""
+
+    tenant: Tenant
+    token: str
+
+
+def _make_tenant(slug: str) -> TenantWithKey:
     tenant = Tenant(slug=slug, name=slug.title())
     tenant.rotate_webhook_secret()
     tenant.save()
     _, token = ApiKey.issue(tenant)
-    return tenant, token
+    return TenantWithKey(tenant, token)
 
 
 @pytest.fixture
-def tenant_a(db) -> tuple[Tenant, str]:
+def tenant_a(db) -> TenantWithKey:
     return _make_tenant("tenant-a")
 
 
 @pytest.fixture
-def tenant_b(db) -> tuple[Tenant, str]:
+def tenant_b(db) -> TenantWithKey:
     return _make_tenant("tenant-b")
 
 
@@ -49,12 +58,12 @@ def client_for(token: str) -> APIClient:
 
 @pytest.fixture
 def client_a(tenant_a) -> APIClient:
-    return client_for(tenant_a[1])
+    return client_for(tenant_a.token)
 
 
 @pytest.fixture
 def client_b(tenant_b) -> APIClient:
-    return client_for(tenant_b[1])
+    return client_for(tenant_b.token)
 
 
 EIFFEL = {

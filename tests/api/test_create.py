@@ -87,7 +87,7 @@ def test_invalid_fields_answer_400_with_the_field_path(client_a, payload, field)
 def test_a_mode_the_policy_does_not_allow_is_refused(client_a, tenant_a, eiffel):
     from tenants.models import Policy
 
-    Policy.objects.create(tenant=tenant_a[0], document={"allowed_modes": ["lightweight"]})
+    Policy.objects.create(tenant=tenant_a.tenant, document={"allowed_modes": ["lightweight"]})
     response = client_a.post("/v1/verifications", {**eiffel, "mode": "premium"}, format="json")
     assert response.status_code == 400
     assert "not allowed" in response.json()["errors"][0]["message"]

@@ -140,11 +140,11 @@ def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, c
             created_at=dt.datetime(2026, *day, tzinfo=dt.UTC),
         )
 
-    record(tenant_a[0], "lightweight", (2, 1), 100, "0.001", "0.002")
-    record(tenant_a[0], "lightweight", (2, 28), 50, "0.0005", "0.002")
-    record(tenant_a[0], "premium", (2, 14), 10, "0.01", "0.05")
-    record(tenant_a[0], "premium", (3, 1), 999, "9", "9")
-    record(tenant_b[0], "premium", (2, 14), 999, "9", "9")
+    record(tenant_a.tenant, "lightweight", (2, 1), 100, "0.001", "0.002")
+    record(tenant_a.tenant, "lightweight", (2, 28), 50, "0.0005", "0.002")
+    record(tenant_a.tenant, "premium", (2, 14), 10, "0.01", "0.05")
+    record(tenant_a.tenant, "premium", (3, 1), 999, "9", "9")
+    record(tenant_b.tenant, "premium", (2, 14), 999, "9", "9")
     # when
     body = client_a.get("/v1/usage?month=2026-02").json()
     # then

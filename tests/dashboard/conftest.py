@@ -41,22 +41,22 @@ def member(tenant, username: str, role: str):
 
 @pytest.fixture
 def owner_a(tenant_a):
-    return member(tenant_a[0], "owner-a", Membership.OWNER)
+    return member(tenant_a.tenant, "owner-a", Membership.OWNER)
 
 
 @pytest.fixture
 def admin_a(tenant_a):
-    return member(tenant_a[0], "admin-a", Membership.ADMIN)
+    return member(tenant_a.tenant, "admin-a", Membership.ADMIN)
 
 
 @pytest.fixture
 def viewer_a(tenant_a):
-    return member(tenant_a[0], "viewer-a", Membership.VIEWER)
+    return member(tenant_a.tenant, "viewer-a", Membership.VIEWER)
 
 
 @pytest.fixture
 def owner_b(tenant_b):
-    return member(tenant_b[0], "owner-b", Membership.OWNER)
+    return member(tenant_b.tenant, "owner-b", Membership.OWNER)
 
 
 @pytest.fixture
@@ -135,7 +135,7 @@ def add_usage(job, *, created_at=None, **fields) -> UsageRecord:
 
 @pytest.fixture
 def job_a(tenant_a):
-    job = make_job(tenant_a[0])
+    job = make_job(tenant_a.tenant)
     add_span(job)
     add_usage(job)
     return job
@@ -143,7 +143,7 @@ def job_a(tenant_a):
 
 @pytest.fixture
 def endpoint_a(tenant_a):
-    endpoint = WebhookEndpoint(tenant=tenant_a[0], url="https://hooks.example.com/tl")
+    endpoint = WebhookEndpoint(tenant=tenant_a.tenant, url="https://hooks.example.com/tl")
     endpoint.set_new_secret()
     endpoint.save()
     return endpoint

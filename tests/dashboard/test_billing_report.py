@@ -23,7 +23,7 @@ IN_MONTH = dt.datetime(2026, 3, 10, 12, tzinfo=dt.UTC)
 @pytest.fixture
 def usage_a(tenant_a, plan):
     """Three jobs in March (two modes, two models), one in February, one of tenant B in March."""
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     tenant.plan = plan
     tenant.save()
     rows = []
@@ -102,7 +102,7 @@ def _other_tenant():
 
 
 def test_report_sums_only_the_tenants_rows_of_that_month(tenant_a, usage_a):
-    report = monthly_report(tenant_a[0], MONTH)
+    report = monthly_report(tenant_a.tenant, MONTH)
     assert report.verifications == 3
     assert report.detector_tokens == 600
     assert report.llm_calls == 4
@@ -125,7 +125,7 @@ def test_report_sums_only_the_tenants_rows_of_that_month(tenant_a, usage_a):
 
 
 def test_february_is_separate(tenant_a, usage_a):
-    report = monthly_report(tenant_a[0], "2026-02")
+    report = monthly_report(tenant_a.tenant, "2026-02")
     assert report.verifications == 1
     assert report.price_usd == Decimal("0.5")
 
@@ -139,7 +139,7 @@ def test_bad_months_are_refused():
 
 
 def test_csv_rows_add_up_to_the_total(tenant_a, usage_a):
-    rows = list(csv.reader(io.StringIO(report_as_csv(monthly_report(tenant_a[0], MONTH)))))
+    rows = list(csv.reader(io.StringIO(report_as_csv(monthly_report(tenant_a.tenant, MONTH)))))
     header = rows[1]
     modes = [dict(zip(header, r, strict=True)) for r in rows[2:] if r[0] == "mode"]
     total = next(dict(zip(header, r, strict=True)) for r in rows if r[0] == "total")
@@ -177,7 +177,7 @@ def test_staff_revenue_shows_each_tenant(client, staff_user, usage_a):
 
 class TestBillingApi:
     def test_json_report_for_the_keys_tenant(self, tenant_a, usage_a):
-        response = client_for(tenant_a[1]).get(f"/v1/billing/reports/{MONTH}")
+        response = client_for(tenant_a.token).get(f"/v1/billing/reports/{MONTH}")
         assert response.status_code == 200
         data = response.json()
         assert data["tenant"] == "tenant-a"
@@ -186,7 +186,7 @@ class TestBillingApi:
         assert data["provider_cost_usd"] == "0.00240000"
 
     def test_csv_by_query_parameter_and_by_accept_header(self, tenant_a, usage_a):
-        api = client_for(tenant_a[1])
+        api = client_for(tenant_a.token)
         for response in (
             api.get(f"/v1/billing/reports/{MONTH}?format=csv"),
             api.get(f"/v1/billing/reports/{MONTH}", HTTP_ACCEPT="text/csv"),
@@ -196,12 +196,12 @@ class TestBillingApi:
             assert "total,,3,600,4,3300,380,0.00240000,0.01218000" in response.content.decode()
 
     def test_other_tenants_key_gets_its_own_numbers(self, tenant_b, usage_a):
-        data = client_for(tenant_b[1]).get(f"/v1/billing/reports/{MONTH}").json()
+        data = client_for(tenant_b.token).get(f"/v1/billing/reports/{MONTH}").json()
         assert data["tenant"] == "tenant-b"
         assert data["verifications"] == 0
 
     def test_bad_month_is_a_validation_problem(self, tenant_a):
-        response = client_for(tenant_a[1]).get("/v1/billing/reports/2026-13")
+        response = client_for(tenant_a.token).get("/v1/billing/reports/2026-13")
         assert response.status_code == 400
         assert response["Content-Type"] == "application/problem+json"
         assert response.json()["errors"][0]["field"] == "month"
@@ -213,7 +213,7 @@ class TestBillingApi:
 
 
 def test_csv_never_starts_a_cell_with_a_formula(tenant_a):
-    job = make_job(tenant_a[0], mode="standard", created_at=IN_MONTH)
+    job = make_job(tenant_a.tenant, mode="standard", created_at=IN_MONTH)
     add_usage(job, created_at=IN_MONTH, per_model={'=HYPERLINK("x")': {"calls": 1}})
-    text = report_as_csv(monthly_report(tenant_a[0], MONTH))
+    text = report_as_csv(monthly_report(tenant_a.tenant, MONTH))
     assert "model,'=HYPERLINK" in text.replace('"', "")

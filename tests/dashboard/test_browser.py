@@ -82,7 +82,7 @@ def sign_in(page, live_server, username: str) -> None:
 def test_sign_in_open_a_verification_and_see_highlighted_spans(
     page, live_server, owner_a, tenant_a
 ):
-    job = make_job(tenant_a[0])
+    job = make_job(tenant_a.tenant)
     add_span(job)
     add_span(job, text="330 metres", label="unsupported", confidence=0.62)
     add_usage(job)
@@ -126,7 +126,7 @@ def test_edit_and_save_a_policy(page, live_server, owner_a, tenant_a):
     page.get_by_role("button", name="Save policy").click()
     page.get_by_text("Policy saved as version 1.").wait_for()
 
-    saved = current_document(tenant_a[0])
+    saved = current_document(tenant_a.tenant)
     assert saved.threshold == 0.42
     assert [d.name for d in saved.decisions] == ["legal"]
     assert saved.decisions[0].plugins[0].configuration.mode == "standard"
@@ -136,7 +136,7 @@ def test_edit_and_save_a_policy(page, live_server, owner_a, tenant_a):
     page.get_by_role("button", name="Save policy").click()
     page.locator(".field.has-error").first.wait_for()
     assert "less than or equal to 1" in page.locator(".field.has-error").first.inner_text()
-    assert current_document(tenant_a[0]).threshold == 0.42
+    assert current_document(tenant_a.tenant).threshold == 0.42
 
     page.goto(f"{live_server.url}/dashboard/policy/history/")
     assert page.locator(".diff .add", has_text="threshold: 0.42").count() == 1
@@ -145,7 +145,7 @@ def test_edit_and_save_a_policy(page, live_server, owner_a, tenant_a):
 def test_download_the_monthly_billing_csv(page, live_server, owner_a, tenant_a):
     now = timezone.now()
     for price in ("0.0021", "0.0040"):
-        add_usage(make_job(tenant_a[0]), price_usd=Decimal(price), created_at=now)
+        add_usage(make_job(tenant_a.tenant), price_usd=Decimal(price), created_at=now)
     month = f"{now.year:04d}-{now.month:02d}"
 
     sign_in(page, live_server, "owner-a")

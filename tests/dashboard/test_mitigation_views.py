@@ -31,7 +31,7 @@ def _span(text: str, label="contradiction", confidence=0.9) -> dict:
 
 def test_refinement_iterations_are_shown_side_by_side_with_scores(client, owner_a, tenant_a):
     job = make_job(
-        tenant_a[0], mode="standard", final_response=FIXED, final_score=0.08, iterations=1
+        tenant_a.tenant, mode="standard", final_response=FIXED, final_score=0.08, iterations=1
     )
     call = {
         "model": "openai/gpt-4o-mini",
@@ -76,7 +76,7 @@ def test_refinement_iterations_are_shown_side_by_side_with_scores(client, owner_
 
 
 def test_premium_second_opinions_and_judge_decisions(client, owner_a, tenant_a):
-    job = make_job(tenant_a[0], mode="premium")
+    job = make_job(tenant_a.tenant, mode="premium")
     verify_call = {
         "model": "anthropic/claude-3-5-haiku",
         "role": "verify",
@@ -129,7 +129,7 @@ def test_premium_second_opinions_and_judge_decisions(client, owner_a, tenant_a):
 
 def test_modes_page_shows_each_arms_posterior(client, owner_a, tenant_a, tenant_b):
     ModeArm.objects.create(
-        tenant=tenant_a[0],
+        tenant=tenant_a.tenant,
         query_type="factual_qa",
         mode="standard",
         alpha=8,
@@ -139,10 +139,10 @@ def test_modes_page_shows_each_arms_posterior(client, owner_a, tenant_a, tenant_
         last_rewards=[1, 0.6, 0.9],
     )
     ModeArm.objects.create(
-        tenant=tenant_a[0], query_type="factual_qa", mode="premium", alpha=2, beta=2, pulls=2
+        tenant=tenant_a.tenant, query_type="factual_qa", mode="premium", alpha=2, beta=2, pulls=2
     )
     ModeArm.objects.create(
-        tenant=tenant_b[0], query_type="summarization", mode="lightweight", alpha=5, beta=1
+        tenant=tenant_b.tenant, query_type="summarization", mode="lightweight", alpha=5, beta=1
     )
     client.force_login(owner_a)
     response = client.get(reverse("dashboard:modes"))

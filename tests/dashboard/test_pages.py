@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_overview_numbers(tenant_a, tenant_b):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     today = timezone.now()
     for i, (score, detected, mode, total) in enumerate(
         [
@@ -41,7 +41,7 @@ def test_overview_numbers(tenant_a, tenant_b):
             decision="default" if i % 2 else "medical",
         )
         add_usage(job, created_at=job.created_at)
-    make_job(tenant_b[0], score=0.99, detected=True)  # another tenant's job never counts
+    make_job(tenant_b.tenant, score=0.99, detected=True)  # another tenant's job never counts
     period = DateRange(today.date() - dt.timedelta(days=6), today.date())
     stats = overview(
         VerificationJob.objects.filter(tenant=tenant),
@@ -92,7 +92,7 @@ def test_overview_page_and_date_range(client, owner_a, job_a):
 def test_history_filters_and_paginates_without_n_plus_one(
     client, owner_a, tenant_a, django_assert_max_num_queries
 ):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     for i in range(30):
         job = make_job(
             tenant,
@@ -125,7 +125,7 @@ def test_history_filters_and_paginates_without_n_plus_one(
 def test_history_filters_by_each_field_and_ignores_only_the_invalid_one(
     client, owner_a, tenant_a, tenant_b
 ):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     old = make_job(
         tenant,
         score=0.2,
@@ -137,7 +137,7 @@ def test_history_filters_by_each_field_and_ignores_only_the_invalid_one(
         created_at=timezone.now() - dt.timedelta(days=40),
     )
     new = make_job(tenant, score=0.8)
-    make_job(tenant_b[0], score=0.9)  # never listed
+    make_job(tenant_b.tenant, score=0.9)  # never listed
     client.force_login(owner_a)
 
     def listed(**params):
@@ -197,7 +197,7 @@ def test_detail_numbers_only_the_spans_of_the_customers_answer(client, owner_a, 
 
 def test_detail_escapes_hostile_text(client, owner_a, tenant_a):
     job = make_job(
-        tenant_a[0], response="<script>alert(1)</script> built in 1950", context=["<img src=x>"]
+        tenant_a.tenant, response="<script>alert(1)</script> built in 1950", context=["<img src=x>"]
     )
     add_span(job)
     client.force_login(owner_a)
@@ -232,7 +232,7 @@ def test_key_is_shown_once_and_works_then_revoked(client, owner_a, tenant_a):
     response = client.post(reverse("dashboard:keys"), {"name": "ci", "scope": "read"})
     assert response["Cache-Control"] == "no-store"
     token = response.context["token"]
-    key = ApiKey.objects.get(tenant=tenant_a[0], name="ci")
+    key = ApiKey.objects.get(tenant=tenant_a.tenant, name="ci")
     parsed = parse_key(token)
     assert parsed is not None
     assert key.secret_hash == hash_secret(parsed[1])
@@ -273,7 +273,7 @@ def test_webhook_endpoint_secret_rotation_and_replay(client, owner_a, delivery_a
 
 
 def test_callback_url_secret_rotation_shows_the_new_secret_once(client, owner_a, tenant_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     old = tenant.webhook_secret
     client.force_login(owner_a)
     response = client.post(reverse("dashboard:tenant-secret-rotate"))
@@ -310,10 +310,10 @@ def test_webhook_endpoint_create_refuses_internal_addresses(client, owner_a, ten
     client.force_login(owner_a)
     response = client.post(reverse("dashboard:webhooks"), {"url": "http://127.0.0.1:9/hook"})
     assert response.status_code == 200
-    assert not WebhookEndpoint.objects.filter(tenant=tenant_a[0]).exists()
+    assert not WebhookEndpoint.objects.filter(tenant=tenant_a.tenant).exists()
     settings.TRUTHLENS = {**settings.TRUTHLENS, "WEBHOOK_ALLOWED_HOSTS": ["127.0.0.1"]}
     response = client.post(reverse("dashboard:webhooks"), {"url": "http://127.0.0.1:9/hook"})
-    endpoint = WebhookEndpoint.objects.get(tenant=tenant_a[0])
+    endpoint = WebhookEndpoint.objects.get(tenant=tenant_a.tenant)
     assert endpoint.secret in response.content.decode()
 
 
@@ -339,7 +339,7 @@ def test_detail_page_query_count_does_not_grow_with_spans_or_steps(
 ):
     from verification.models import MitigationStep
 
-    job = make_job(tenant_a[0], mode="standard")
+    job = make_job(tenant_a.tenant, mode="standard")
     for _ in range(6):
         add_span(job)
     for index in range(4):

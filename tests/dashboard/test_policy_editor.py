@@ -122,7 +122,7 @@ def editor_post(doc: PolicyDocument, **overrides) -> dict:
 
 
 def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, tenant_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     doc = PolicyDocument.model_validate(RICH)
     save_policy(tenant, owner_a, doc, PolicyChange.EDITOR)
     client.force_login(owner_a)
@@ -138,7 +138,7 @@ def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, ten
 
 
 def test_editing_a_decision_and_adding_one_is_saved_with_history(client, owner_a, tenant_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     doc = PolicyDocument.model_validate(RICH)
     save_policy(tenant, owner_a, doc, PolicyChange.EDITOR)
     client.force_login(owner_a)
@@ -194,7 +194,7 @@ def test_invalid_values_are_refused_with_the_field_named(client, owner_a, tenant
     assert "threshold" in form.errors
     assert "standard_max_iterations" in form.errors
     assert "warning_template" in form.errors
-    assert not Policy.objects.filter(tenant=tenant_a[0]).exists()
+    assert not Policy.objects.filter(tenant=tenant_a.tenant).exists()
 
 
 def test_duplicate_decision_names_and_bad_conditions_are_refused(client, owner_a, tenant_a):
@@ -210,7 +210,7 @@ def test_duplicate_decision_names_and_bad_conditions_are_refused(client, owner_a
     )
     assert response.status_code == 400
     assert "Line 1" in response.content.decode()
-    assert not Policy.objects.filter(tenant=tenant_a[0]).exists()
+    assert not Policy.objects.filter(tenant=tenant_a.tenant).exists()
 
 
 def test_yaml_round_trip_is_lossless():
@@ -233,7 +233,7 @@ def test_yaml_errors_say_where():
 
 
 def test_export_then_import_through_the_dashboard(client, owner_a, tenant_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     save_policy(tenant, owner_a, PolicyDocument.model_validate(RICH), PolicyChange.EDITOR)
     client.force_login(owner_a)
     exported = client.get(reverse("dashboard:policy-export"))
@@ -260,7 +260,7 @@ def test_invalid_import_keeps_the_policy(client, owner_a, tenant_a):
     )
     assert response.status_code == 400
     assert "default_mode" in response.content.decode()
-    assert not Policy.objects.filter(tenant=tenant_a[0]).exists()
+    assert not Policy.objects.filter(tenant=tenant_a.tenant).exists()
 
 
 def test_viewer_sees_the_editor_read_only(client, viewer_a):
@@ -275,7 +275,7 @@ def test_viewer_sees_the_editor_read_only(client, viewer_a):
 
 def test_test_box_runs_the_engine_under_the_tenants_policy(client, owner_a, tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "DETECTOR": "lexical"}
-    save_policy(tenant_a[0], owner_a, PolicyDocument.model_validate(RICH), PolicyChange.EDITOR)
+    save_policy(tenant_a.tenant, owner_a, PolicyDocument.model_validate(RICH), PolicyChange.EDITOR)
     client.force_login(owner_a)
     response = client.post(
         reverse("dashboard:policy-test"),

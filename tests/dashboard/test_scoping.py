@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
-    key = ApiKey.objects.filter(tenant=tenant_a[0]).first()
+    key = ApiKey.objects.filter(tenant=tenant_a.tenant).first()
     return {"job": job_a, "key": key, "endpoint": endpoint_a, "delivery": delivery_a}
 
 
@@ -165,7 +165,7 @@ def test_member_cannot_switch_to_a_tenant_they_do_not_belong_to(
     client, owner_b, tenant_a, objects_a
 ):
     client.force_login(owner_b)
-    response = client.post(reverse("dashboard:switch-tenant"), {"tenant": tenant_a[0].pk})
+    response = client.post(reverse("dashboard:switch-tenant"), {"tenant": tenant_a.tenant.pk})
     assert response.status_code == 404
     detail = reverse("dashboard:verification", kwargs={"public_id": objects_a["job"].public_id})
     assert client.get(detail).status_code == 404
@@ -176,10 +176,10 @@ def test_staff_see_every_tenant_and_switch_between_them(
 ):
     client.force_login(staff_user)
     detail = reverse("dashboard:verification", kwargs={"public_id": objects_a["job"].public_id})
-    client.post(reverse("dashboard:switch-tenant"), {"tenant": tenant_b[0].pk})
+    client.post(reverse("dashboard:switch-tenant"), {"tenant": tenant_b.tenant.pk})
     assert client.get(detail).status_code == 404  # scoped to the tenant being looked at
     response = client.post(
-        reverse("dashboard:switch-tenant"), {"tenant": tenant_a[0].pk, "next": detail}
+        reverse("dashboard:switch-tenant"), {"tenant": tenant_a.tenant.pk, "next": detail}
     )
     assert response.status_code == 302
     assert response["Location"] == detail
@@ -190,7 +190,7 @@ def test_switch_ignores_offsite_next(client, staff_user, tenant_a):
     client.force_login(staff_user)
     response = client.post(
         reverse("dashboard:switch-tenant"),
-        {"tenant": tenant_a[0].pk, "next": "https://evil.example/"},
+        {"tenant": tenant_a.tenant.pk, "next": "https://evil.example/"},
     )
     assert response["Location"] == reverse("dashboard:overview")
 

@@ -117,7 +117,7 @@ def test_webhooks_reach_a_receiver_that_was_down_exactly_once(
 ):
     # given a receiver that is down when the jobs finish
     start_worker()
-    client = client_for(tenant_a[1])
+    client = client_for(tenant_a.token)
     ids = [
         client.post(
             "/v1/verifications", {**eiffel, "callback_url": flaky_receiver.url}, format="json"

@@ -34,7 +34,7 @@ def _detect(tenant, response=WRONG, mode="auto"):
 
 def test_auto_mode_is_chosen_by_thompson_sampling_among_allowed_modes(tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "BANDIT_SEED": "7"}
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     Policy.objects.create(
         tenant=tenant,
         document={"default_mode": "auto", "allowed_modes": ["lightweight", "standard"]},
@@ -55,14 +55,16 @@ def test_auto_mode_is_chosen_by_thompson_sampling_among_allowed_modes(tenant_a, 
 def test_the_same_seed_and_job_give_the_same_choice(tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "BANDIT_SEED": "11"}
     picks = {
-        bandit_store.choose(tenant_a[0], "factual_qa", ["lightweight", "standard", "premium"], "k")
+        bandit_store.choose(
+            tenant_a.tenant, "factual_qa", ["lightweight", "standard", "premium"], "k"
+        )
         for _ in range(5)
     }
     assert len(picks) == 1
 
 
 def test_feedback_updates_the_arm_once_per_job(tenant_a, client_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     job = _detect(tenant, response=RIGHT, mode="lightweight")
     arm = ModeArm.objects.get(tenant=tenant, mode="lightweight")
     before = (arm.alpha, arm.beta, arm.pulls)
@@ -74,7 +76,7 @@ def test_feedback_updates_the_arm_once_per_job(tenant_a, client_a):
 
 
 def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a, fake_llm):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     Policy.objects.create(
         tenant=tenant,
         document={
@@ -124,7 +126,7 @@ def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a
 
 
 def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_llm):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     Policy.objects.create(
         tenant=tenant, document={"default_mode": "standard", "budgets": {"per_request_usd": 0.0}}
     )
@@ -146,7 +148,7 @@ def test_the_cascade_sends_only_uncertain_spans_to_the_judge(tenant_a, fake_llm)
 
     from tests.fixtures.fake_llm import Reply
 
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     # a band that covers every span the lexical detector produces, so the judge decides
     Policy.objects.create(
         tenant=tenant,
@@ -186,9 +188,9 @@ def test_a_batch_looks_up_llm_settings_once_not_per_job(tenant_a, tenant_b, fake
     from django.test.utils import CaptureQueriesContext
 
     # given a batch of jobs from two tenants, one of which has an LLM
-    configure_llm(tenant_a[0], fake_llm)
+    configure_llm(tenant_a.tenant, fake_llm)
     jobs = []
-    for tenant in (tenant_a[0], tenant_a[0], tenant_b[0]):
+    for tenant in (tenant_a.tenant, tenant_a.tenant, tenant_b.tenant):
         job, _ = create_verification(
             tenant, NewVerification(context=CONTEXT, response=WRONG, mode="lightweight")
         )

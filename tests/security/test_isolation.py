@@ -46,11 +46,11 @@ def _methods(entry: URLPattern) -> list[str]:
 def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
     """One of each of tenant A's objects, by the URL parameter that names it."""
     job_id = client_a.post("/v1/verifications", eiffel, format="json").json()["id"]
-    endpoint = WebhookEndpoint(tenant=tenant_a[0], url="http://127.0.0.1:9/hook")
+    endpoint = WebhookEndpoint(tenant=tenant_a.tenant, url="http://127.0.0.1:9/hook")
     endpoint.set_new_secret()
     endpoint.save()
     delivery = WebhookDelivery.objects.create(
-        tenant=tenant_a[0],
+        tenant=tenant_a.tenant,
         job=VerificationJob.objects.get(pk=VerificationJob.parse_public_id(job_id)),
         endpoint=endpoint,
         url=endpoint.url,
@@ -63,7 +63,7 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
         "pk": str(endpoint.pk),
         "id": str(endpoint.pk),
         "secret": endpoint.secret_encrypted,
-        "api_key": str(ApiKey.objects.get(tenant=tenant_a[0]).pk),
+        "api_key": str(ApiKey.objects.get(tenant=tenant_a.tenant).pk),
         "delivery": str(delivery.pk),
     }
 
@@ -105,9 +105,9 @@ def test_the_walk_covers_the_whole_api():
 
 def test_tenant_b_cannot_reach_tenant_a_objects_on_any_url(tenant_a, tenant_b, a_objects):
     # given tenant B's API key and a dashboard session of one of B's members
-    api_b = client_for(tenant_b[1])
+    api_b = client_for(tenant_b.token)
     user = get_user_model().objects.create_user("bob", "bob@example.com", "pw-bob-12345!")
-    Membership.objects.create(user=user, tenant=tenant_b[0], role=Membership.OWNER)
+    Membership.objects.create(user=user, tenant=tenant_b.tenant, role=Membership.OWNER)
     dashboard_b = Client()
     dashboard_b.force_login(user)
     checked = 0
@@ -140,9 +140,11 @@ def test_tenant_b_cannot_reach_tenant_a_objects_on_any_url(tenant_a, tenant_b, a
                 checked += 1
     assert checked >= 5  # GET job, POST feedback, GET+DELETE endpoint, POST rotate
     # and A's objects are untouched
-    assert VerificationJob.objects.filter(tenant=tenant_a[0]).count() == 1
-    assert WebhookEndpoint.objects.get(tenant=tenant_a[0]).secret_encrypted == a_objects["secret"]
+    assert VerificationJob.objects.filter(tenant=tenant_a.tenant).count() == 1
+    assert (
+        WebhookEndpoint.objects.get(tenant=tenant_a.tenant).secret_encrypted == a_objects["secret"]
+    )
     assert not VerificationJob.objects.get().feedback.exists()
     assert ApiKey.objects.get(pk=a_objects["api_key"]).revoked_at is None
-    assert WebhookEndpoint.objects.get(tenant=tenant_a[0]).is_active
-    assert WebhookDelivery.objects.filter(tenant=tenant_a[0]).count() == 1  # no replay
+    assert WebhookEndpoint.objects.get(tenant=tenant_a.tenant).is_active
+    assert WebhookDelivery.objects.filter(tenant=tenant_a.tenant).count() == 1  # no replay

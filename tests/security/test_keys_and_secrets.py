@@ -30,7 +30,7 @@ def compare_spy(monkeypatch) -> list[tuple[str, str]]:
 
 def test_authentication_compares_the_hashed_secret_in_constant_time(tenant_a, compare_spy):
     # given a valid key
-    token = tenant_a[1]
+    token = tenant_a.token
     secret = token.split("_", 2)[2]
     # when it is used
     response = client_for(token).get("/v1/verifications")
@@ -48,7 +48,7 @@ def test_an_unknown_prefix_still_costs_one_constant_time_comparison(tenant_a, co
 
 
 def test_the_key_table_holds_no_usable_secret(tenant_a):
-    token = tenant_a[1]
+    token = tenant_a.token
     prefix, secret = keys.parse_key(token)
     with connection.cursor() as cursor:
         cursor.execute("SELECT * FROM tenants_apikey")
@@ -66,7 +66,7 @@ def _raw(table: str, column: str) -> str:
 
 def test_webhook_and_provider_secrets_are_encrypted_at_rest(tenant_a, client_a):
     # given secrets stored through the API and the models
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     created = client_a.post(
         "/v1/webhook-endpoints", {"url": "http://127.0.0.1:9/h"}, format="json"
     ).json()

@@ -20,7 +20,7 @@ def _plan(tenant, **fields) -> None:
 
 
 def test_the_plan_rate_limit_answers_429_with_retry_after(tenant_a, client_a):
-    _plan(tenant_a[0], rate_limit="3/min")
+    _plan(tenant_a.tenant, rate_limit="3/min")
     codes = [client_a.get("/v1/verifications").status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]
     limited = client_a.get("/v1/usage")
@@ -32,7 +32,7 @@ def test_the_plan_rate_limit_answers_429_with_retry_after(tenant_a, client_a):
 
 def test_the_monthly_quota_answers_429_until_next_month(tenant_a, client_a, eiffel):
     # given a plan with 2 verifications a month and one job from last month
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     _plan(tenant, monthly_quota=2)
     old = VerificationJob.objects.create(tenant=tenant, response="x", context=[])
     month_start = timezone.now().replace(day=1, hour=0, minute=0, second=0, microsecond=0)
@@ -59,14 +59,14 @@ def test_the_monthly_quota_answers_429_until_next_month(tenant_a, client_a, eiff
 
 
 def test_the_quota_is_per_tenant(tenant_a, tenant_b, client_a, client_b, eiffel):
-    _plan(tenant_a[0], monthly_quota=1)
+    _plan(tenant_a.tenant, monthly_quota=1)
     assert client_a.post("/v1/verifications", eiffel, format="json").status_code == 202
     assert client_a.post("/v1/verifications", eiffel, format="json").status_code == 429
     assert client_b.post("/v1/verifications", eiffel, format="json").status_code == 202
 
 
 def test_no_quota_means_unlimited(tenant_a, client_a, eiffel):
-    _plan(tenant_a[0], monthly_quota=0)
+    _plan(tenant_a.tenant, monthly_quota=0)
     codes = {
         client_a.post("/v1/verifications", eiffel, format="json").status_code for _ in range(3)
     }
@@ -74,8 +74,8 @@ def test_no_quota_means_unlimited(tenant_a, client_a, eiffel):
 
 
 def test_the_rate_limit_is_shared_by_all_keys_of_a_tenant(tenant_a, tenant_b, client_a, client_b):
-    _plan(tenant_a[0], rate_limit="2/min")
-    _, second_key = ApiKey.issue(tenant_a[0], name="second")
+    _plan(tenant_a.tenant, rate_limit="2/min")
+    _, second_key = ApiKey.issue(tenant_a.tenant, name="second")
     assert client_a.get("/v1/verifications").status_code == 200
     assert client_for(second_key).get("/v1/verifications").status_code == 200
     # a new key does not get a fresh allowance, but another tenant is not affected

@@ -87,7 +87,7 @@ def test_dns_rebinding_at_delivery_is_refused(
         )
     )
     delivery = WebhookDelivery.objects.create(
-        tenant=tenant_a[0],
+        tenant=tenant_a.tenant,
         job=job,
         url="http://rebind.example/hook",
         event_id="evt_rebind",

@@ -126,7 +126,7 @@ def test_streaming_forwards_chunks_then_sends_the_verdict(start_worker, tenant_a
 
 @pytest.mark.django_db
 def test_streaming_without_context_passes_through_with_no_verdict(client_a, tenant_a, fake_llm):
-    configure_llm(tenant_a[0], fake_llm)
+    configure_llm(tenant_a.tenant, fake_llm)
     fake_llm.script("Hello there friend")
     response = client_a.post(
         "/v1/chat/completions",
@@ -142,7 +142,7 @@ def test_streaming_without_context_passes_through_with_no_verdict(client_a, tena
 def test_an_upstream_failure_is_a_503_problem(client_a, tenant_a, fake_llm):
     from tests.fixtures.fake_llm import Reply
 
-    configure_llm(tenant_a[0], fake_llm)
+    configure_llm(tenant_a.tenant, fake_llm)
     fake_llm.script(*[Reply(status=500)] * 5)
     response = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
     assert response.status_code == 503

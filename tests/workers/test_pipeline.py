@@ -33,7 +33,7 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
     worker = start_worker(
         PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prom"), TRUTHLENS_WORKER_METRICS_PORT=str(port)
     )
-    client = client_for(tenant_a[1])
+    client = client_for(tenant_a.token)
     # when
     created = client.post("/v1/verifications", eiffel, format="json", HTTP_X_REQUEST_ID="req-e2e-1")
     # then
@@ -71,13 +71,13 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
     assert finished
     assert finished[0]["job_id"] == job_id
     assert finished[0]["request_id"] == "req-e2e-1"
-    assert finished[0]["tenant_id"] == str(tenant_a[0].pk)
+    assert finished[0]["tenant_id"] == str(tenant_a.tenant.pk)
     assert eiffel["response"] not in worker.log()  # answer texts stay out of logs
 
 
 def test_wait_blocks_until_the_job_is_done(start_worker, tenant_a, eiffel):
     start_worker()
-    response = client_for(tenant_a[1]).post(
+    response = client_for(tenant_a.token).post(
         "/v1/verifications", {**eiffel, "wait": 30}, format="json"
     )
     assert response.status_code == 200
@@ -88,7 +88,9 @@ def test_a_worker_killed_mid_task_does_not_lose_the_job(start_worker, tenant_a, 
     # given a worker that stalls in the first attempt, with a short lease
     env = {"TRUTHLENS_FAULT_DETECT_SLEEP_SECONDS": "60", "TRUTHLENS_JOB_LEASE_SECONDS": "3"}
     first = start_worker(**env)
-    job_id = client_for(tenant_a[1]).post("/v1/verifications", eiffel, format="json").json()["id"]
+    job_id = (
+        client_for(tenant_a.token).post("/v1/verifications", eiffel, format="json").json()["id"]
+    )
     assert wait_until(lambda: _job(job_id).status == "running", timeout=30)
     # when the worker dies without acking and a new one starts
     first.kill()
