@@ -10,6 +10,7 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from tenants.models import ApiKey, Tenant
+from tests.fixtures.examples import EIFFEL, Example
 
 pytest_plugins = ["tests.fixtures.workers", "tests.fixtures.receiver", "tests.fixtures.llm"]
 
@@ -66,16 +67,7 @@ def client_b(tenant_b) -> APIClient:
     return client_for(tenant_b.token)
 
 
-EIFFEL = {
-    "context": [
-        "The Eiffel Tower is a wrought-iron lattice tower in Paris. It was built from 1887 "
-        "to 1889 and is 330 metres tall."
-    ],
-    "query": "When was the Eiffel Tower built?",
-    "response": "The Eiffel Tower was built in 1950 and is 330 metres tall.",
-}
-
-
 @pytest.fixture
-def eiffel() -> dict:
-    return dict(EIFFEL)
+def eiffel() -> Example:
+    """The Eiffel Tower example (tests/fixtures/examples.py): `.context`, `.request()`..."""
+    return EIFFEL

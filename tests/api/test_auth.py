@@ -45,7 +45,7 @@ def test_a_read_only_key_reads_but_cannot_create(tenant_a, eiffel):
     _, token = ApiKey.issue(tenant, name="ro", scope=ApiKey.SCOPE_READ)
     client = client_for(token)
     assert client.get("/v1/verifications").status_code == 200
-    response = client.post("/v1/verifications", eiffel, format="json")
+    response = client.post("/v1/verifications", eiffel.request(), format="json")
     assert response.status_code == 403
     assert response.json()["status"] == 403
 

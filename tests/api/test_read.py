@@ -16,7 +16,7 @@ def _create(client, payload, **headers):
 
 
 def test_it_returns_a_job_by_id(client_a, eiffel):
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
     response = client_a.get(f"/v1/verifications/{job_id}")
     assert response.status_code == 200
     assert response.json()["id"] == job_id
@@ -24,7 +24,7 @@ def test_it_returns_a_job_by_id(client_a, eiffel):
 
 
 def test_another_tenants_job_is_not_found_like_a_missing_one(client_a, client_b, eiffel):
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
     theirs = client_b.get(f"/v1/verifications/{job_id}")
     missing = client_b.get("/v1/verifications/ver_" + "0" * 32)
     garbage = client_b.get("/v1/verifications/nonsense")
@@ -33,7 +33,7 @@ def test_another_tenants_job_is_not_found_like_a_missing_one(client_a, client_b,
 
 
 def test_feedback_on_another_tenants_job_is_not_found(client_a, client_b, eiffel):
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
     response = client_b.post(
         f"/v1/verifications/{job_id}/feedback", {"outcome": "correct"}, format="json"
     )
@@ -45,7 +45,7 @@ def test_feedback_on_another_tenants_job_is_not_found(client_a, client_b, eiffel
 
 
 def test_feedback_validates_the_outcome(client_a, eiffel):
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
     response = client_a.post(
         f"/v1/verifications/{job_id}/feedback", {"outcome": "meh"}, format="json"
     )
@@ -55,8 +55,8 @@ def test_feedback_validates_the_outcome(client_a, eiffel):
 
 def test_the_list_shows_only_own_jobs_with_cursor_pagination(client_a, client_b, eiffel):
     for _ in range(3):
-        _create(client_a, eiffel)
-    _create(client_b, eiffel)
+        _create(client_a, eiffel.request())
+    _create(client_b, eiffel.request())
     first = client_a.get("/v1/verifications?limit=2").json()
     assert len(first["results"]) == 2
     assert first["next"]
@@ -67,29 +67,29 @@ def test_the_list_shows_only_own_jobs_with_cursor_pagination(client_a, client_b,
 
 
 def test_the_list_filters_by_status(client_a, eiffel):
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
     VerificationJob.objects.filter(pk=VerificationJob.parse_public_id(job_id)).update(
         status="completed"
     )
-    _create(client_a, {**eiffel, "response": "other"})
+    _create(client_a, eiffel.request(response="other"))
     done = client_a.get("/v1/verifications?status=completed").json()["results"]
     assert [r["id"] for r in done] == [job_id]
     assert client_a.get("/v1/verifications?status=bogus").status_code == 400
 
 
 def test_a_repeated_idempotency_key_returns_the_original_job(client_a, eiffel):
-    first = _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="abc-1")
-    second = _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="abc-1")
+    first = _create(client_a, eiffel.request(), HTTP_IDEMPOTENCY_KEY="abc-1")
+    second = _create(client_a, eiffel.request(), HTTP_IDEMPOTENCY_KEY="abc-1")
     assert first.json()["id"] == second.json()["id"]
     assert second["Idempotent-Replayed"] == "true"
     assert VerificationJob.objects.count() == 1
 
 
 def test_an_idempotency_key_reused_with_another_body_is_409(client_a, eiffel):
-    _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="abc-2")
+    _create(client_a, eiffel.request(), HTTP_IDEMPOTENCY_KEY="abc-2")
     response = client_a.post(
         "/v1/verifications",
-        {**eiffel, "response": "different"},
+        eiffel.request(response="different"),
         format="json",
         HTTP_IDEMPOTENCY_KEY="abc-2",
     )
@@ -98,8 +98,8 @@ def test_an_idempotency_key_reused_with_another_body_is_409(client_a, eiffel):
 
 
 def test_idempotency_keys_are_per_tenant(client_a, client_b, eiffel):
-    a = _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="shared")
-    b = _create(client_b, eiffel, HTTP_IDEMPOTENCY_KEY="shared")
+    a = _create(client_a, eiffel.request(), HTTP_IDEMPOTENCY_KEY="shared")
+    b = _create(client_b, eiffel.request(), HTTP_IDEMPOTENCY_KEY="shared")
     assert a.json()["id"] != b.json()["id"]
 
 
@@ -180,7 +180,7 @@ def test_date_filters_with_extreme_offsets_are_not_server_errors(client_a):
 def test_reading_a_job_loads_it_with_its_spans_and_usage_once(
     client_a, eiffel, django_assert_num_queries
 ):
-    job_id = client_a.post("/v1/verifications", eiffel, format="json").json()["id"]
+    job_id = client_a.post("/v1/verifications", eiffel.request(), format="json").json()["id"]
     client_a.get(f"/v1/verifications/{job_id}")  # key's last_used_at is now fresh
     # then: the job with its usage (one join) and its spans; nothing else but the key lookup
     with django_assert_num_queries(3):

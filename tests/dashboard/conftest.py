@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from tenants.models import Membership, Plan, WebhookEndpoint
+from tests.fixtures.examples import EIFFEL
 from verification.models import (
     DetectedSpan,
     UsageRecord,
@@ -20,11 +21,8 @@ from verification.models import (
 
 PASSWORD = "correct-horse-battery-staple"  # test users only
 
-ANSWER = "The Eiffel Tower was built in 1950 and is 330 metres tall."
-CONTEXT = [
-    "The Eiffel Tower is a wrought-iron lattice tower in Paris. It was built from 1887 "
-    "to 1889 and is 330 metres tall."
-]
+ANSWER = EIFFEL.response
+CONTEXT = list(EIFFEL.context)
 
 
 def make_user(username: str, *, staff: bool = False):
@@ -79,7 +77,7 @@ def make_job(tenant, **fields) -> VerificationJob:
         "tenant": tenant,
         "status": "completed",
         "context": CONTEXT,
-        "query": "When was the Eiffel Tower built?",
+        "query": EIFFEL.query,
         "response": ANSWER,
         "query_type": "factual_qa",
         "decision": "default",

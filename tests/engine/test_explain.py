@@ -11,7 +11,7 @@ def flag(context, response, fragment, encoder=None):
 
 
 def test_a_wrong_year_is_a_contradiction_with_its_evidence(eiffel):
-    [span] = flag(eiffel, "The Eiffel Tower was built in 1950.", "1950")
+    [span] = flag(eiffel.context, "The Eiffel Tower was built in 1950.", "1950")
     assert span.label == "contradiction"
     assert "1950" in span.reason
     assert "1889" in span.reason
@@ -20,13 +20,13 @@ def test_a_wrong_year_is_a_contradiction_with_its_evidence(eiffel):
 
 
 def test_a_wrong_month_is_a_date_contradiction(eiffel):
-    [span] = flag(eiffel, "It opened to the public in May 1889.", "May")
+    [span] = flag(eiffel.context, "It opened to the public in May 1889.", "May")
     assert span.label == "contradiction"
     assert "March" in span.reason
 
 
 def test_a_wrong_unit_is_a_contradiction(eiffel):
-    [span] = flag(eiffel, "It is 330 feet tall.", "feet")
+    [span] = flag(eiffel.context, "It is 330 feet tall.", "feet")
     assert span.label == "contradiction"
     assert "unit" in span.reason
 
@@ -37,42 +37,42 @@ def test_a_wrong_quantity_is_a_contradiction():
 
 
 def test_a_negation_flip_is_a_contradiction(eiffel):
-    [span] = flag(eiffel, "The tower was painted gold.", "painted gold")
+    [span] = flag(eiffel.context, "The tower was painted gold.", "painted gold")
     assert span.label == "contradiction"
     assert "negation" in span.reason
 
 
 def test_a_different_name_in_the_same_slot_is_a_contradiction(eiffel):
-    [span] = flag(eiffel, "It opened to the public in March 1889 in Lyon.", "Lyon")
+    [span] = flag(eiffel.context, "It opened to the public in March 1889 in Lyon.", "Lyon")
     assert span.label == "unsupported"  # the context names no other city in that sentence
-    [span] = flag(eiffel, "The company of Gustave Dumas designed it.", "Dumas")
+    [span] = flag(eiffel.context, "The company of Gustave Dumas designed it.", "Dumas")
     assert span.label == "contradiction"
     assert "Eiffel" in span.reason
 
 
 def test_verbatim_content_is_dropped_as_entailed(eiffel):
-    assert flag(eiffel, "It is 330 metres tall.", "330 metres tall") == []
-    assert flag(eiffel, "Gustave Eiffel's company designed it.", "designed") == []
+    assert flag(eiffel.context, "It is 330 metres tall.", "330 metres tall") == []
+    assert flag(eiffel.context, "Gustave Eiffel's company designed it.", "designed") == []
 
 
 def test_content_absent_from_the_context_is_unsupported_with_a_reason(eiffel):
-    [span] = flag(eiffel, "The tower is made of chocolate.", "chocolate")
+    [span] = flag(eiffel.context, "The tower is made of chocolate.", "chocolate")
     assert span.label == "unsupported"
     assert "chocolate" in span.reason
 
 
 def test_evidence_offsets_point_into_their_passage_and_span_offsets_into_the_answer(eiffel):
     response = "Built in 1950, it is tall."
-    [span] = flag(eiffel, response, "1950")
+    [span] = flag(eiffel.context, response, "1950")
     ev = span.evidence
     assert ev is not None
-    assert eiffel[ev.passage_index][ev.start : ev.end] == ev.text
+    assert eiffel.context[ev.passage_index][ev.start : ev.end] == ev.text
     assert response[span.start : span.end] == "1950"
     assert 0.0 <= ev.similarity <= 1.0
 
 
 def test_evidence_is_found_in_the_right_passage(eiffel):
-    [span] = flag(eiffel, "It opened to the public in June 1889.", "June")
+    [span] = flag(eiffel.context, "It opened to the public in June 1889.", "June")
     assert span.evidence is not None
     assert span.evidence.passage_index == 1
 
@@ -100,7 +100,7 @@ def test_embeddings_rescue_a_paraphrase_with_few_shared_words(encoder):
 
 
 def test_affirming_what_the_context_negates_is_a_contradiction_even_when_words_match(eiffel):
-    [span] = flag(eiffel, "The tower was gold.", "gold")
+    [span] = flag(eiffel.context, "The tower was gold.", "gold")
     assert span.label == "contradiction"
     assert "negation" in span.reason
 

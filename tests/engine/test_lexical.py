@@ -16,13 +16,13 @@ def test_it_implements_the_detector_protocol():
 
 
 def test_absent_numbers_score_highest_and_present_ones_low(eiffel):
-    p, _ = probs(eiffel, "It was finished in 1950, not 1889.")
+    p, _ = probs(eiffel.context, "It was finished in 1950, not 1889.")
     assert p["1950"] >= 0.9
     assert p["1889"] < 0.2
 
 
 def test_absent_content_words_cross_half_and_present_ones_do_not(eiffel):
-    p, _ = probs(eiffel, "The tower is made of chocolate.")
+    p, _ = probs(eiffel.context, "The tower is made of chocolate.")
     assert p["chocolate"] > 0.5
     assert p["tower"] < 0.2
     assert p["The"] < 0.1
@@ -30,14 +30,14 @@ def test_absent_content_words_cross_half_and_present_ones_do_not(eiffel):
 
 
 def test_inflected_forms_count_as_present(eiffel):
-    p, _ = probs(eiffel, "Eiffel's companies design towers.")
+    p, _ = probs(eiffel.context, "Eiffel's companies design towers.")
     assert p["companies"] < 0.5
     assert p["towers"] < 0.5
     assert p["design"] < 0.5
 
 
 def test_absent_proper_nouns_score_above_common_words(eiffel):
-    p, _ = probs(eiffel, "It was designed by Napoleon using bricks.")
+    p, _ = probs(eiffel.context, "It was designed by Napoleon using bricks.")
     assert p["Napoleon"] > p["bricks"] > 0.5
 
 
@@ -47,14 +47,14 @@ def test_a_negation_the_context_never_uses_is_suspicious():
 
 
 def test_citation_markers_are_not_treated_as_claims(eiffel):
-    p, _ = probs(eiffel, "It is 330 metres tall [7].")
+    p, _ = probs(eiffel.context, "It is 330 metres tall [7].")
     assert p["7"] < 0.1
 
 
 def test_coverage_reports_everything_checked_in_one_window(eiffel):
-    _, pred = probs(eiffel, "It is 330 metres tall.")
+    _, pred = probs(eiffel.context, "It is 330 metres tall.")
     cov = pred.coverage
-    assert cov.context_chars_given == cov.context_chars_checked == sum(map(len, eiffel))
+    assert cov.context_chars_given == cov.context_chars_checked == sum(map(len, eiffel.context))
     assert cov.answer_tokens_given == cov.answer_tokens_checked == 6
     assert cov.windows == 1
     assert not cov.context_truncated
@@ -69,7 +69,7 @@ def test_empty_context_does_not_raise_and_flags_content():
 
 
 def test_predictions_are_deterministic_and_in_order(eiffel):
-    items = [DetectionInput.build(eiffel, r) for r in ("It is tall.", "It is 1 km tall.")]
+    items = [DetectionInput.build(eiffel.context, r) for r in ("It is tall.", "It is 1 km tall.")]
     det = LexicalDetector()
     a, b = det.predict(items), det.predict(items)
     assert a == b
@@ -78,10 +78,10 @@ def test_predictions_are_deterministic_and_in_order(eiffel):
 
 
 def test_an_absent_word_in_a_grounded_sentence_scores_below_one_in_an_ungrounded_one(eiffel):
-    grounded, _ = probs(eiffel, "The Eiffel Tower in Paris is 330 metres high.")
-    ungrounded, _ = probs(eiffel, "Rabbits adore extremely high carrots.")
+    grounded, _ = probs(eiffel.context, "The Eiffel Tower in Paris is 330 metres high.")
+    ungrounded, _ = probs(eiffel.context, "Rabbits adore extremely high carrots.")
     assert grounded["high"] < ungrounded["high"]
-    swapped, _ = probs(eiffel, "The Eiffel Tower in Lyon is 330 metres tall.")
+    swapped, _ = probs(eiffel.context, "The Eiffel Tower in Lyon is 330 metres tall.")
     assert swapped["Lyon"] >= 0.85  # names are never discounted
 
 

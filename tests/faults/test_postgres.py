@@ -55,7 +55,7 @@ def test_a_postgres_restart_under_load_gives_clean_answers_and_loses_nothing(
 
     def load() -> None:
         while not stop.is_set():
-            calls.append(post(api.base_url, token, eiffel, timeout=30))
+            calls.append(post(api.base_url, token, eiffel.request(), timeout=30))
             time.sleep(0.05)
 
     threads = [threading.Thread(target=load) for _ in range(3)]

@@ -51,7 +51,9 @@ def test_a_worker_killed_mid_mitigation_completes_the_job_once(
     fake_llm.responder = responder
     env = {"TRUTHLENS_JOB_LEASE_SECONDS": "3"}
     first = start_worker(**env)
-    job_id = client_for(token).post("/v1/verifications", eiffel, format="json").json()["id"]
+    job_id = (
+        client_for(token).post("/v1/verifications", eiffel.request(), format="json").json()["id"]
+    )
     # when the worker dies while the LLM call is in flight
     assert wait_until(first_call.is_set, timeout=90), first.log()[-3000:]
     assert _job(job_id).stage == "mitigating"
@@ -120,7 +122,7 @@ def test_webhooks_reach_a_receiver_that_was_down_exactly_once(
     client = client_for(tenant_a.token)
     ids = [
         client.post(
-            "/v1/verifications", {**eiffel, "callback_url": flaky_receiver.url}, format="json"
+            "/v1/verifications", eiffel.request(callback_url=flaky_receiver.url), format="json"
         ).json()["id"]
         for _ in range(3)
     ]

@@ -45,7 +45,7 @@ def _methods(entry: URLPattern) -> list[str]:
 @pytest.fixture
 def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
     """One of each of tenant A's objects, by the URL parameter that names it."""
-    job_id = client_a.post("/v1/verifications", eiffel, format="json").json()["id"]
+    job_id = client_a.post("/v1/verifications", eiffel.request(), format="json").json()["id"]
     endpoint = WebhookEndpoint(tenant=tenant_a.tenant, url="http://127.0.0.1:9/hook")
     endpoint.set_new_secret()
     endpoint.save()

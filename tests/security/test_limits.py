@@ -38,9 +38,11 @@ def test_the_monthly_quota_answers_429_until_next_month(tenant_a, client_a, eiff
     month_start = timezone.now().replace(day=1, hour=0, minute=0, second=0, microsecond=0)
     VerificationJob.objects.filter(pk=old.pk).update(created_at=month_start - dt.timedelta(days=3))
     # when the tenant sends three
-    first = client_a.post("/v1/verifications", eiffel, format="json", HTTP_IDEMPOTENCY_KEY="k1")
-    second = client_a.post("/v1/verifications", eiffel, format="json")
-    third = client_a.post("/v1/verifications", eiffel, format="json")
+    first = client_a.post(
+        "/v1/verifications", eiffel.request(), format="json", HTTP_IDEMPOTENCY_KEY="k1"
+    )
+    second = client_a.post("/v1/verifications", eiffel.request(), format="json")
+    third = client_a.post("/v1/verifications", eiffel.request(), format="json")
     # then the third is refused with the time until the first of next month
     assert (first.status_code, second.status_code, third.status_code) == (202, 202, 429)
     assert third["Content-Type"] == "application/problem+json"
@@ -52,7 +54,9 @@ def test_the_monthly_quota_answers_429_until_next_month(tenant_a, client_a, eiff
     assert abs(int(third["Retry-After"]) - expected) < 60
     assert VerificationJob.objects.filter(tenant=tenant).count() == 3
     # and an idempotent replay of an accepted job and reads still work
-    replay = client_a.post("/v1/verifications", eiffel, format="json", HTTP_IDEMPOTENCY_KEY="k1")
+    replay = client_a.post(
+        "/v1/verifications", eiffel.request(), format="json", HTTP_IDEMPOTENCY_KEY="k1"
+    )
     assert replay.status_code == 202
     assert replay["Idempotent-Replayed"] == "true"
     assert client_a.get("/v1/verifications").status_code == 200
@@ -60,15 +64,16 @@ def test_the_monthly_quota_answers_429_until_next_month(tenant_a, client_a, eiff
 
 def test_the_quota_is_per_tenant(tenant_a, tenant_b, client_a, client_b, eiffel):
     _plan(tenant_a.tenant, monthly_quota=1)
-    assert client_a.post("/v1/verifications", eiffel, format="json").status_code == 202
-    assert client_a.post("/v1/verifications", eiffel, format="json").status_code == 429
-    assert client_b.post("/v1/verifications", eiffel, format="json").status_code == 202
+    assert client_a.post("/v1/verifications", eiffel.request(), format="json").status_code == 202
+    assert client_a.post("/v1/verifications", eiffel.request(), format="json").status_code == 429
+    assert client_b.post("/v1/verifications", eiffel.request(), format="json").status_code == 202
 
 
 def test_no_quota_means_unlimited(tenant_a, client_a, eiffel):
     _plan(tenant_a.tenant, monthly_quota=0)
     codes = {
-        client_a.post("/v1/verifications", eiffel, format="json").status_code for _ in range(3)
+        client_a.post("/v1/verifications", eiffel.request(), format="json").status_code
+        for _ in range(3)
     }
     assert codes == {202}
 

@@ -40,7 +40,7 @@ def test_internal_webhook_urls_are_refused_when_registered(client_a, no_allowed_
     endpoint = client_a.post("/v1/webhook-endpoints", {"url": url}, format="json")
     assert endpoint.status_code == 400, endpoint.json()
     assert endpoint.json()["errors"][0]["field"] == "url"
-    callback = client_a.post("/v1/verifications", {**eiffel, "callback_url": url}, format="json")
+    callback = client_a.post("/v1/verifications", eiffel.request(callback_url=url), format="json")
     assert callback.status_code == 400
     assert callback.json()["errors"][0]["field"] == "callback_url"
 
@@ -83,7 +83,7 @@ def test_dns_rebinding_at_delivery_is_refused(
     # when, at delivery, the same name resolves to an internal address
     job = VerificationJob.objects.get(
         pk=VerificationJob.parse_public_id(
-            client_a.post("/v1/verifications", eiffel, format="json").json()["id"]
+            client_a.post("/v1/verifications", eiffel.request(), format="json").json()["id"]
         )
     )
     delivery = WebhookDelivery.objects.create(

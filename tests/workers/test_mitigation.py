@@ -28,7 +28,7 @@ def test_standard_mode_refines_the_answer_with_the_tenants_llm(
     fake_llm.script(CORRECTED)
     start_worker()
     # when
-    response = client_for(token).post("/v1/verifications", {**eiffel, "wait": 30}, format="json")
+    response = client_for(token).post("/v1/verifications", eiffel.request(wait=30), format="json")
     # then the answer comes back corrected, with its trajectory and costs recorded
     assert response.status_code == 200, response.json()
     body = response.json()

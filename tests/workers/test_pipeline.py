@@ -35,7 +35,9 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
     )
     client = client_for(tenant_a.token)
     # when
-    created = client.post("/v1/verifications", eiffel, format="json", HTTP_X_REQUEST_ID="req-e2e-1")
+    created = client.post(
+        "/v1/verifications", eiffel.request(), format="json", HTTP_X_REQUEST_ID="req-e2e-1"
+    )
     # then
     assert created.status_code in (200, 202)
     job_id = created.json()["id"]
@@ -72,13 +74,13 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
     assert finished[0]["job_id"] == job_id
     assert finished[0]["request_id"] == "req-e2e-1"
     assert finished[0]["tenant_id"] == str(tenant_a.tenant.pk)
-    assert eiffel["response"] not in worker.log()  # answer texts stay out of logs
+    assert eiffel.response not in worker.log()  # answer texts stay out of logs
 
 
 def test_wait_blocks_until_the_job_is_done(start_worker, tenant_a, eiffel):
     start_worker()
     response = client_for(tenant_a.token).post(
-        "/v1/verifications", {**eiffel, "wait": 30}, format="json"
+        "/v1/verifications", eiffel.request(wait=30), format="json"
     )
     assert response.status_code == 200
     assert response.json()["status"] == "completed"
@@ -89,7 +91,9 @@ def test_a_worker_killed_mid_task_does_not_lose_the_job(start_worker, tenant_a, 
     env = {"TRUTHLENS_FAULT_DETECT_SLEEP_SECONDS": "60", "TRUTHLENS_JOB_LEASE_SECONDS": "3"}
     first = start_worker(**env)
     job_id = (
-        client_for(tenant_a.token).post("/v1/verifications", eiffel, format="json").json()["id"]
+        client_for(tenant_a.token)
+        .post("/v1/verifications", eiffel.request(), format="json")
+        .json()["id"]
     )
     assert wait_until(lambda: _job(job_id).status == "running", timeout=30)
     # when the worker dies without acking and a new one starts
@@ -110,7 +114,7 @@ def test_a_webhook_is_signed_and_retried_after_a_500(start_worker, tenant_a, eif
     # when
     job_id = (
         client_for(token)
-        .post("/v1/verifications", {**eiffel, "callback_url": receiver.url}, format="json")
+        .post("/v1/verifications", eiffel.request(callback_url=receiver.url), format="json")
         .json()["id"]
     )
     # then it is delivered on the second attempt, with a valid signature
