@@ -30,6 +30,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy verification/engine
+	$(VENV)/bin/lint-imports
 
 fmt: install
 	$(VENV)/bin/ruff format .

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verification.engine import bandit  # noqa: E402
+from verification.engine import bandit
 
 MODES = ("lightweight", "standard", "premium")
 COST_USD = {"lightweight": 0.0, "standard": 0.002, "premium": 0.008}

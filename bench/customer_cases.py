@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.metrics import char_span_prf, example_metrics  # noqa: E402
+from bench.metrics import char_span_prf, example_metrics
 
 CASES = Path(__file__).resolve().parent / "cases" / "customer_style.jsonl"
 

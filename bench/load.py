@@ -18,6 +18,7 @@ database in REDIS_URL is used as broker and cache.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import signal
@@ -88,10 +89,8 @@ class Proc:
                 os.killpg(self.proc.pid, signal.SIGTERM)
                 self.proc.wait(timeout=30)
             except (ProcessLookupError, subprocess.TimeoutExpired):
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
         self._log.close()
 
 
@@ -175,7 +174,7 @@ def main() -> int:
     import redis
     from django.db.models import Count
 
-    from tests.mitigation.fake_llm import FakeLLM, Reply
+    from tests.fixtures.fake_llm import FakeLLM, Reply
     from verification.models import UsageRecord, VerificationJob
 
     VerificationJob.objects.filter(status__in=["queued", "running"]).update(

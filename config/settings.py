@@ -23,7 +23,7 @@ SECRET_KEY = env_str("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG and env_bool("TRUTHLENS_REQUIRE_SECRET_KEY", False):
         raise ImproperlyConfigured("SECRET_KEY must be set in production")
-    SECRET_KEY = "dev-insecure-secret-key-change-me"  # noqa: S105 - local default only
+    SECRET_KEY = "dev-insecure-secret-key-change-me"  # local default only
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])

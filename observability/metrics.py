@@ -78,7 +78,7 @@ def gpu_memory_bytes() -> float:
         import torch
 
         return float(torch.cuda.memory_allocated()) if torch.cuda.is_available() else 0.0
-    except Exception:  # noqa: BLE001 - metrics never break a task
+    except Exception:  # metrics never break a task
         return 0.0
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 import redis
 from django.conf import settings
 from rest_framework.test import APIClient
 
 from tenants.models import ApiKey, Tenant
+from tests.fixtures.examples import EIFFEL, Example
 
 pytest_plugins = ["tests.fixtures.workers", "tests.fixtures.receiver", "tests.fixtures.llm"]
 
@@ -16,7 +19,6 @@ pytest_plugins = ["tests.fixtures.workers", "tests.fixtures.receiver", "tests.fi
 def _clean_test_redis():
     """Start from an empty test Redis database (broker queues, throttle counters)."""
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
-    yield
 
 
 @pytest.fixture(autouse=True)
@@ -24,21 +26,28 @@ def _reset_throttles():
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
 
 
-def _make_tenant(slug: str) -> tuple[Tenant, str]:
+class TenantWithKey(NamedTuple):
+    """A saved tenant and the bearer token of its first (read-write) API key."""
+
+    tenant: Tenant
+    token: str
+
+
+def _make_tenant(slug: str) -> TenantWithKey:
     tenant = Tenant(slug=slug, name=slug.title())
     tenant.rotate_webhook_secret()
     tenant.save()
     _, token = ApiKey.issue(tenant)
-    return tenant, token
+    return TenantWithKey(tenant, token)
 
 
 @pytest.fixture
-def tenant_a(db) -> tuple[Tenant, str]:
+def tenant_a(db) -> TenantWithKey:
     return _make_tenant("tenant-a")
 
 
 @pytest.fixture
-def tenant_b(db) -> tuple[Tenant, str]:
+def tenant_b(db) -> TenantWithKey:
     return _make_tenant("tenant-b")
 
 
@@ -50,24 +59,15 @@ def client_for(token: str) -> APIClient:
 
 @pytest.fixture
 def client_a(tenant_a) -> APIClient:
-    return client_for(tenant_a[1])
+    return client_for(tenant_a.token)
 
 
 @pytest.fixture
 def client_b(tenant_b) -> APIClient:
-    return client_for(tenant_b[1])
-
-
-EIFFEL = {
-    "context": [
-        "The Eiffel Tower is a wrought-iron lattice tower in Paris. It was built from 1887 "
-        "to 1889 and is 330 metres tall."
-    ],
-    "query": "When was the Eiffel Tower built?",
-    "response": "The Eiffel Tower was built in 1950 and is 330 metres tall.",
-}
+    return client_for(tenant_b.token)
 
 
 @pytest.fixture
-def eiffel() -> dict:
-    return dict(EIFFEL)
+def eiffel() -> Example:
+    """The Eiffel Tower example (tests/fixtures/examples.py): `.context`, `.request()`..."""
+    return EIFFEL

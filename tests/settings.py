@@ -14,6 +14,6 @@ os.environ.setdefault("TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS", "1")
 os.environ.setdefault("TRUTHLENS_DETECTOR", "lexical")
 os.environ.setdefault("CACHE_KEY_PREFIX", "truthlens-test")
 
-from config.settings import *  # noqa: E402,F403
+from config.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast test users

@@ -95,5 +95,5 @@ def _preload_models(**kwargs):
     try:
         service_detector()
         default_classifier()
-    except Exception:  # noqa: BLE001 - a task will load (and report) it again
+    except Exception:  # a task will load (and report) it again
         log.exception("preloading models failed")

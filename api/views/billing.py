@@ -52,7 +52,7 @@ class BillingReportView(TenantScopedView):
         ],
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="report (JSON or CSV)")},
     )
-    def get(self, request, month: str, format=None):  # noqa: A002 - DRF's format suffix name
+    def get(self, request, month: str, format=None):  # DRF's format suffix name
         try:
             report = monthly_report(self.tenant, month)
         except BadMonth as exc:

@@ -121,10 +121,14 @@ class KnowledgeBaseList(_KnowledgeView):
     def base_queryset(self):
         return KnowledgeBase.objects.order_by("name")
 
+    @extend_schema(
+        operation_id="knowledge_bases_list", responses=KnowledgeBaseSerializer(many=True)
+    )
     def get(self, request):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(KnowledgeBaseSerializer(page, many=True).data)
 
+    @extend_schema(request=KnowledgeBaseSerializer, responses={201: KnowledgeBaseSerializer})
     def post(self, request):
         data = KnowledgeBaseSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -163,6 +167,9 @@ class DocumentList(_KnowledgeView):
     def base_queryset(self):
         return Document.objects.defer("raw", "text").order_by("-created_at")
 
+    @extend_schema(
+        operation_id="knowledge_base_documents_list", responses=DocumentSerializer(many=True)
+    )
     def get(self, request, kb_id: str):
         kb = self.get_kb(kb_id)
         page = self.paginate_queryset(self.get_queryset().filter(knowledge_base=kb))
@@ -203,6 +210,9 @@ class DocumentDetail(_KnowledgeView):
         if doc is None:
             raise Http404("No such document.")
         return doc
+
+    def get_object(self) -> Document:  # used by OPTIONS (DRF's metadata) for PUT
+        return self.get_doc(self.kwargs["kb_id"], self.kwargs["doc_id"])
 
     def get(self, request, kb_id: str, doc_id: str):
         return Response(DocumentSerializer(self.get_doc(kb_id, doc_id)).data)

@@ -36,11 +36,10 @@ def _labelled(job: VerificationJob, passages: list) -> list[tuple[str, list]]:
 def detail(request, scope, public_id: str):
     job = _job(scope, public_id)
     form = FeedbackForm(request.POST or None)
-    if request.method == "POST":
-        if form.is_valid():
-            Feedback.objects.create(job=job, tenant=scope.tenant, **form.cleaned_data)
-            messages.success(request, "Thanks, your feedback was recorded.")
-            return redirect("dashboard:verification", public_id=job.public_id)
+    if request.method == "POST" and form.is_valid():
+        Feedback.objects.create(job=job, tenant=scope.tenant, **form.cleaned_data)
+        messages.success(request, "Thanks, your feedback was recorded.")
+        return redirect("dashboard:verification", public_id=job.public_id)
 
     spans = list(job.spans.filter(iteration=0))  # later iterations are in mitigation steps
     answer = numbered_segments(job.response, spans)

@@ -45,7 +45,7 @@ def test_a_read_only_key_reads_but_cannot_create(tenant_a, eiffel):
     _, token = ApiKey.issue(tenant, name="ro", scope=ApiKey.SCOPE_READ)
     client = client_for(token)
     assert client.get("/v1/verifications").status_code == 200
-    response = client.post("/v1/verifications", eiffel, format="json")
+    response = client.post("/v1/verifications", eiffel.request(), format="json")
     assert response.status_code == 403
     assert response.json()["status"] == 403
 
@@ -54,7 +54,8 @@ def test_the_key_stores_only_a_hash_of_its_secret(tenant_a):
     tenant, token = tenant_a
     key = ApiKey.objects.get(tenant=tenant)
     secret = token.split("_", 2)[2]
-    assert secret not in key.secret_hash and len(key.secret_hash) == 64
+    assert secret not in key.secret_hash
+    assert len(key.secret_hash) == 64
     assert token.startswith(f"tl_{key.prefix}_")
 
 

@@ -9,23 +9,25 @@ pytestmark = pytest.mark.django_db
 
 def test_it_accepts_a_verification_with_location_and_headers(client_a, eiffel):
     # when
-    response = client_a.post("/v1/verifications", eiffel, format="json")
+    response = client_a.post("/v1/verifications", eiffel.request(), format="json")
     # then
     assert response.status_code == 202
     body = response.json()
-    assert body["id"].startswith("ver_") and body["status"] == "queued"
+    assert body["id"].startswith("ver_")
+    assert body["status"] == "queued"
     assert response["Location"] == f"/v1/verifications/{body['id']}"
     assert response["X-TruthLens-Detected"] == "unknown"
     for name in ("Enabled", "Mode", "Score", "Iterations", "Latency-Ms"):
         assert f"X-TruthLens-{name}" in response
     job = VerificationJob.objects.get()
-    assert job.context == eiffel["context"] and job.response == eiffel["response"]
+    assert job.context == list(eiffel.context)
+    assert job.response == eiffel.response
     assert OutboxMessage.objects.filter(job=job).count() == 1
 
 
 def test_context_may_be_a_single_string(client_a, eiffel):
-    eiffel["context"] = "One passage."
-    assert client_a.post("/v1/verifications", eiffel, format="json").status_code == 202
+    body = eiffel.request(context="One passage.")
+    assert client_a.post("/v1/verifications", body, format="json").status_code == 202
     assert VerificationJob.objects.get().context == ["One passage."]
 
 
@@ -85,20 +87,20 @@ def test_invalid_fields_answer_400_with_the_field_path(client_a, payload, field)
 def test_a_mode_the_policy_does_not_allow_is_refused(client_a, tenant_a, eiffel):
     from tenants.models import Policy
 
-    Policy.objects.create(tenant=tenant_a[0], document={"allowed_modes": ["lightweight"]})
-    response = client_a.post("/v1/verifications", {**eiffel, "mode": "premium"}, format="json")
+    Policy.objects.create(tenant=tenant_a.tenant, document={"allowed_modes": ["lightweight"]})
+    response = client_a.post("/v1/verifications", eiffel.request(mode="premium"), format="json")
     assert response.status_code == 400
     assert "not allowed" in response.json()["errors"][0]["message"]
     assert (
         client_a.post(
-            "/v1/verifications", {**eiffel, "mode": "lightweight"}, format="json"
+            "/v1/verifications", eiffel.request(mode="lightweight"), format="json"
         ).status_code
         == 202
     )
 
 
 def test_an_unknown_decision_is_refused(client_a, eiffel):
-    response = client_a.post("/v1/verifications", {**eiffel, "decision": "nope"}, format="json")
+    response = client_a.post("/v1/verifications", eiffel.request(decision="nope"), format="json")
     assert response.status_code == 400
     assert response.json()["errors"][0]["field"] == "decision"
 

@@ -16,7 +16,7 @@ def _create(client, payload, **headers):
 
 
 def test_it_returns_a_job_by_id(client_a, eiffel):
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
     response = client_a.get(f"/v1/verifications/{job_id}")
     assert response.status_code == 200
     assert response.json()["id"] == job_id
@@ -24,7 +24,7 @@ def test_it_returns_a_job_by_id(client_a, eiffel):
 
 
 def test_another_tenants_job_is_not_found_like_a_missing_one(client_a, client_b, eiffel):
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
     theirs = client_b.get(f"/v1/verifications/{job_id}")
     missing = client_b.get("/v1/verifications/ver_" + "0" * 32)
     garbage = client_b.get("/v1/verifications/nonsense")
@@ -33,7 +33,7 @@ def test_another_tenants_job_is_not_found_like_a_missing_one(client_a, client_b,
 
 
 def test_feedback_on_another_tenants_job_is_not_found(client_a, client_b, eiffel):
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
     response = client_b.post(
         f"/v1/verifications/{job_id}/feedback", {"outcome": "correct"}, format="json"
     )
@@ -45,7 +45,7 @@ def test_feedback_on_another_tenants_job_is_not_found(client_a, client_b, eiffel
 
 
 def test_feedback_validates_the_outcome(client_a, eiffel):
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
     response = client_a.post(
         f"/v1/verifications/{job_id}/feedback", {"outcome": "meh"}, format="json"
     )
@@ -55,10 +55,11 @@ def test_feedback_validates_the_outcome(client_a, eiffel):
 
 def test_the_list_shows_only_own_jobs_with_cursor_pagination(client_a, client_b, eiffel):
     for _ in range(3):
-        _create(client_a, eiffel)
-    _create(client_b, eiffel)
+        _create(client_a, eiffel.request())
+    _create(client_b, eiffel.request())
     first = client_a.get("/v1/verifications?limit=2").json()
-    assert len(first["results"]) == 2 and first["next"]
+    assert len(first["results"]) == 2
+    assert first["next"]
     second = client_a.get(first["next"]).json()
     ids = {r["id"] for r in first["results"] + second["results"]}
     assert len(ids) == 3
@@ -66,29 +67,29 @@ def test_the_list_shows_only_own_jobs_with_cursor_pagination(client_a, client_b,
 
 
 def test_the_list_filters_by_status(client_a, eiffel):
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
     VerificationJob.objects.filter(pk=VerificationJob.parse_public_id(job_id)).update(
         status="completed"
     )
-    _create(client_a, {**eiffel, "response": "other"})
+    _create(client_a, eiffel.request(response="other"))
     done = client_a.get("/v1/verifications?status=completed").json()["results"]
     assert [r["id"] for r in done] == [job_id]
     assert client_a.get("/v1/verifications?status=bogus").status_code == 400
 
 
 def test_a_repeated_idempotency_key_returns_the_original_job(client_a, eiffel):
-    first = _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="abc-1")
-    second = _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="abc-1")
+    first = _create(client_a, eiffel.request(), HTTP_IDEMPOTENCY_KEY="abc-1")
+    second = _create(client_a, eiffel.request(), HTTP_IDEMPOTENCY_KEY="abc-1")
     assert first.json()["id"] == second.json()["id"]
     assert second["Idempotent-Replayed"] == "true"
     assert VerificationJob.objects.count() == 1
 
 
 def test_an_idempotency_key_reused_with_another_body_is_409(client_a, eiffel):
-    _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="abc-2")
+    _create(client_a, eiffel.request(), HTTP_IDEMPOTENCY_KEY="abc-2")
     response = client_a.post(
         "/v1/verifications",
-        {**eiffel, "response": "different"},
+        eiffel.request(response="different"),
         format="json",
         HTTP_IDEMPOTENCY_KEY="abc-2",
     )
@@ -97,8 +98,8 @@ def test_an_idempotency_key_reused_with_another_body_is_409(client_a, eiffel):
 
 
 def test_idempotency_keys_are_per_tenant(client_a, client_b, eiffel):
-    a = _create(client_a, eiffel, HTTP_IDEMPOTENCY_KEY="shared")
-    b = _create(client_b, eiffel, HTTP_IDEMPOTENCY_KEY="shared")
+    a = _create(client_a, eiffel.request(), HTTP_IDEMPOTENCY_KEY="shared")
+    b = _create(client_b, eiffel.request(), HTTP_IDEMPOTENCY_KEY="shared")
     assert a.json()["id"] != b.json()["id"]
 
 
@@ -107,7 +108,8 @@ def test_the_tenant_rate_limit_answers_429_with_retry_after(tenant_a, client_a):
     tenant.plan = Plan.objects.create(name="tiny", rate_limit="2/min")
     tenant.save()
     codes = [client_a.get("/v1/verifications").status_code for _ in range(3)]
-    assert codes[:2] == [200, 200] and codes[2] == 429
+    assert codes[:2] == [200, 200]
+    assert codes[2] == 429
     response = client_a.get("/v1/verifications")
     assert int(response["Retry-After"]) >= 1
     assert response.json()["type"].endswith("/rate-limited")
@@ -116,7 +118,8 @@ def test_the_tenant_rate_limit_answers_429_with_retry_after(tenant_a, client_a):
 def test_usage_reports_the_month(client_a):
     now = dt.datetime.now(dt.UTC)
     body = client_a.get("/v1/usage").json()
-    assert body["verifications"] == 0 and body["month"] == f"{now.year:04d}-{now.month:02d}"
+    assert body["verifications"] == 0
+    assert body["month"] == f"{now.year:04d}-{now.month:02d}"
     assert client_a.get("/v1/usage?month=2026-02").json()["month"] == "2026-02"
     assert client_a.get("/v1/usage?month=2026-13").status_code == 400
     # the same month format as /v1/billing/reports/{month}: "2026-2" is not a month
@@ -137,11 +140,11 @@ def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, c
             created_at=dt.datetime(2026, *day, tzinfo=dt.UTC),
         )
 
-    record(tenant_a[0], "lightweight", (2, 1), 100, "0.001", "0.002")
-    record(tenant_a[0], "lightweight", (2, 28), 50, "0.0005", "0.002")
-    record(tenant_a[0], "premium", (2, 14), 10, "0.01", "0.05")
-    record(tenant_a[0], "premium", (3, 1), 999, "9", "9")
-    record(tenant_b[0], "premium", (2, 14), 999, "9", "9")
+    record(tenant_a.tenant, "lightweight", (2, 1), 100, "0.001", "0.002")
+    record(tenant_a.tenant, "lightweight", (2, 28), 50, "0.0005", "0.002")
+    record(tenant_a.tenant, "premium", (2, 14), 10, "0.01", "0.05")
+    record(tenant_a.tenant, "premium", (3, 1), 999, "9", "9")
+    record(tenant_b.tenant, "premium", (2, 14), 999, "9", "9")
     # when
     body = client_a.get("/v1/usage?month=2026-02").json()
     # then
@@ -177,7 +180,7 @@ def test_date_filters_with_extreme_offsets_are_not_server_errors(client_a):
 def test_reading_a_job_loads_it_with_its_spans_and_usage_once(
     client_a, eiffel, django_assert_num_queries
 ):
-    job_id = client_a.post("/v1/verifications", eiffel, format="json").json()["id"]
+    job_id = client_a.post("/v1/verifications", eiffel.request(), format="json").json()["id"]
     client_a.get(f"/v1/verifications/{job_id}")  # key's last_used_at is now fresh
     # then: the job with its usage (one join) and its spans; nothing else but the key lookup
     with django_assert_num_queries(3):
@@ -188,7 +191,7 @@ def test_feedback_is_stored_with_its_bandit_update_or_not_at_all(client_a, eiffe
     from verification import mode_selection
     from verification.models import Feedback
 
-    job_id = _create(client_a, eiffel).json()["id"]
+    job_id = _create(client_a, eiffel.request()).json()["id"]
 
     def broken(job, outcome):
         raise RuntimeError("the arm update failed")

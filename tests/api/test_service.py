@@ -16,7 +16,8 @@ def test_readyz_checks_postgres_and_redis():
 def test_readyz_is_503_when_redis_is_unreachable(settings):
     settings.REDIS_URL = "redis://127.0.0.1:1/0"
     response = APIClient().get("/readyz")
-    assert response.status_code == 503 and response["Retry-After"]
+    assert response.status_code == 503
+    assert response["Retry-After"]
     assert response.json()["checks"]["redis"].startswith("error")
 
 
@@ -31,7 +32,8 @@ def test_openapi_schema_and_docs_are_served():
     assert schema.status_code == 200
     assert "/v1/verifications" in schema.json()["paths"]
     docs = APIClient().get("/v1/docs")
-    assert docs.status_code == 200 and b"swagger" in docs.content.lower()
+    assert docs.status_code == 200
+    assert b"swagger" in docs.content.lower()
 
 
 def test_unknown_urls_are_problem_json_404():
@@ -46,10 +48,12 @@ def test_webhook_endpoints_show_the_secret_once_and_refuse_internal_urls(client_
     created = client_a.post(
         "/v1/webhook-endpoints", {"url": "http://127.0.0.1:9/hook"}, format="json"
     )
-    assert created.status_code == 201 and created.json()["secret"].startswith("whsec_")
+    assert created.status_code == 201
+    assert created.json()["secret"].startswith("whsec_")
     endpoint_id = created.json()["id"]
     listed = client_a.get("/v1/webhook-endpoints").json()
-    assert listed[0]["id"] == endpoint_id and "secret" not in listed[0]
+    assert listed[0]["id"] == endpoint_id
+    assert "secret" not in listed[0]
     assert client_b.get(f"/v1/webhook-endpoints/{endpoint_id}").status_code == 404
     assert client_b.delete(f"/v1/webhook-endpoints/{endpoint_id}").status_code == 404
     rotated = client_a.post(f"/v1/webhook-endpoints/{endpoint_id}/rotate-secret")

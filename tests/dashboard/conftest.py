@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from tenants.models import Membership, Plan, WebhookEndpoint
+from tests.fixtures.examples import EIFFEL
 from verification.models import (
     DetectedSpan,
     UsageRecord,
@@ -18,13 +19,10 @@ from verification.models import (
     WebhookDelivery,
 )
 
-PASSWORD = "correct-horse-battery-staple"  # noqa: S105 - test users only
+PASSWORD = "correct-horse-battery-staple"  # test users only
 
-ANSWER = "The Eiffel Tower was built in 1950 and is 330 metres tall."
-CONTEXT = [
-    "The Eiffel Tower is a wrought-iron lattice tower in Paris. It was built from 1887 "
-    "to 1889 and is 330 metres tall."
-]
+ANSWER = EIFFEL.response
+CONTEXT = list(EIFFEL.context)
 
 
 def make_user(username: str, *, staff: bool = False):
@@ -41,22 +39,22 @@ def member(tenant, username: str, role: str):
 
 @pytest.fixture
 def owner_a(tenant_a):
-    return member(tenant_a[0], "owner-a", Membership.OWNER)
+    return member(tenant_a.tenant, "owner-a", Membership.OWNER)
 
 
 @pytest.fixture
 def admin_a(tenant_a):
-    return member(tenant_a[0], "admin-a", Membership.ADMIN)
+    return member(tenant_a.tenant, "admin-a", Membership.ADMIN)
 
 
 @pytest.fixture
 def viewer_a(tenant_a):
-    return member(tenant_a[0], "viewer-a", Membership.VIEWER)
+    return member(tenant_a.tenant, "viewer-a", Membership.VIEWER)
 
 
 @pytest.fixture
 def owner_b(tenant_b):
-    return member(tenant_b[0], "owner-b", Membership.OWNER)
+    return member(tenant_b.tenant, "owner-b", Membership.OWNER)
 
 
 @pytest.fixture
@@ -79,7 +77,7 @@ def make_job(tenant, **fields) -> VerificationJob:
         "tenant": tenant,
         "status": "completed",
         "context": CONTEXT,
-        "query": "When was the Eiffel Tower built?",
+        "query": EIFFEL.query,
         "response": ANSWER,
         "query_type": "factual_qa",
         "decision": "default",
@@ -135,7 +133,7 @@ def add_usage(job, *, created_at=None, **fields) -> UsageRecord:
 
 @pytest.fixture
 def job_a(tenant_a):
-    job = make_job(tenant_a[0])
+    job = make_job(tenant_a.tenant)
     add_span(job)
     add_usage(job)
     return job
@@ -143,7 +141,7 @@ def job_a(tenant_a):
 
 @pytest.fixture
 def endpoint_a(tenant_a):
-    endpoint = WebhookEndpoint(tenant=tenant_a[0], url="https://hooks.example.com/tl")
+    endpoint = WebhookEndpoint(tenant=tenant_a.tenant, url="https://hooks.example.com/tl")
     endpoint.set_new_secret()
     endpoint.save()
     return endpoint

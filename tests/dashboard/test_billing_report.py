@@ -23,7 +23,7 @@ IN_MONTH = dt.datetime(2026, 3, 10, 12, tzinfo=dt.UTC)
 @pytest.fixture
 def usage_a(tenant_a, plan):
     """Three jobs in March (two modes, two models), one in February, one of tenant B in March."""
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     tenant.plan = plan
     tenant.save()
     rows = []
@@ -102,43 +102,44 @@ def _other_tenant():
 
 
 def test_report_sums_only_the_tenants_rows_of_that_month(tenant_a, usage_a):
-    report = monthly_report(tenant_a[0], MONTH)
+    report = monthly_report(tenant_a.tenant, MONTH)
     assert report.verifications == 3
     assert report.detector_tokens == 600
     assert report.llm_calls == 4
-    assert report.prompt_tokens == 3300 and report.completion_tokens == 380
+    assert report.prompt_tokens == 3300
+    assert report.completion_tokens == 380
     assert report.provider_cost_usd == Decimal("0.0024")
     assert report.price_usd == Decimal("0.01218")
     by_mode = {m.mode: m for m in report.by_mode}
-    assert by_mode["lightweight"].verifications == 1 and by_mode[
-        "lightweight"
-    ].price_usd == Decimal("0.00105")
-    assert by_mode["standard"].verifications == 2 and by_mode["standard"].detector_tokens == 500
+    assert by_mode["lightweight"].verifications == 1
+    assert by_mode["lightweight"].price_usd == Decimal("0.00105")
+    assert by_mode["standard"].verifications == 2
+    assert by_mode["standard"].detector_tokens == 500
     by_model = {m.model: m for m in report.by_model}
     assert by_model["openai/gpt-4o-mini"].calls == 3
     assert by_model["openai/gpt-4o-mini"].prompt_tokens == 2400
     assert by_model["openai/gpt-4o-mini"].provider_cost_usd == Decimal("0.0013")
     assert by_model["anthropic/claude-3-5-haiku"].provider_cost_usd == Decimal("0.0011")
-    assert (
-        report.plan == "growth"
-        and report.plan_prices["price_per_verification"]["standard"] == 0.004
-    )
+    assert report.plan == "growth"
+    assert report.plan_prices["price_per_verification"]["standard"] == 0.004
 
 
 def test_february_is_separate(tenant_a, usage_a):
-    report = monthly_report(tenant_a[0], "2026-02")
-    assert report.verifications == 1 and report.price_usd == Decimal("0.5")
+    report = monthly_report(tenant_a.tenant, "2026-02")
+    assert report.verifications == 1
+    assert report.price_usd == Decimal("0.5")
 
 
 def test_bad_months_are_refused():
     for bad in ("2026-13", "2026-3", "march", ""):
         with pytest.raises(BadMonth):
             monthly_report(None, bad)
-    assert shift_month("2026-01", -1) == "2025-12" and shift_month("2026-12", 1) == "2027-01"
+    assert shift_month("2026-01", -1) == "2025-12"
+    assert shift_month("2026-12", 1) == "2027-01"
 
 
 def test_csv_rows_add_up_to_the_total(tenant_a, usage_a):
-    rows = list(csv.reader(io.StringIO(report_as_csv(monthly_report(tenant_a[0], MONTH)))))
+    rows = list(csv.reader(io.StringIO(report_as_csv(monthly_report(tenant_a.tenant, MONTH)))))
     header = rows[1]
     modes = [dict(zip(header, r, strict=True)) for r in rows[2:] if r[0] == "mode"]
     total = next(dict(zip(header, r, strict=True)) for r in rows if r[0] == "total")
@@ -154,9 +155,11 @@ def test_dashboard_page_csv_and_json_agree(client, owner_a, usage_a):
     client.force_login(owner_a)
     page = client.get(reverse("dashboard:billing-month", kwargs={"month": MONTH}))
     assert page.status_code == 200
-    assert b"$0.012180" in page.content and b"openai/gpt-4o-mini" in page.content
+    assert b"$0.012180" in page.content
+    assert b"openai/gpt-4o-mini" in page.content
     data = client.get(reverse("dashboard:billing-json", kwargs={"month": MONTH})).json()
-    assert data["verifications"] == 3 and data["price_usd"] == "0.01218000"
+    assert data["verifications"] == 3
+    assert data["price_usd"] == "0.01218000"
     response = client.get(reverse("dashboard:billing-csv", kwargs={"month": MONTH}))
     assert response["Content-Type"].startswith("text/csv")
     assert 'filename="truthlens-tenant-a-2026-03.csv"' in response["Content-Disposition"]
@@ -166,20 +169,24 @@ def test_dashboard_page_csv_and_json_agree(client, owner_a, usage_a):
 def test_staff_revenue_shows_each_tenant(client, staff_user, usage_a):
     client.force_login(staff_user)
     body = client.get(reverse("dashboard:revenue"), {"month": MONTH}).content.decode()
-    assert "tenant-a" in body and "tenant-b-billing" in body
-    assert "$9.0000" in body and "$0.0122" in body
+    assert "tenant-a" in body
+    assert "tenant-b-billing" in body
+    assert "$9.0000" in body
+    assert "$0.0122" in body
 
 
 class TestBillingApi:
     def test_json_report_for_the_keys_tenant(self, tenant_a, usage_a):
-        response = client_for(tenant_a[1]).get(f"/v1/billing/reports/{MONTH}")
+        response = client_for(tenant_a.token).get(f"/v1/billing/reports/{MONTH}")
         assert response.status_code == 200
         data = response.json()
-        assert data["tenant"] == "tenant-a" and data["verifications"] == 3
-        assert data["price_usd"] == "0.01218000" and data["provider_cost_usd"] == "0.00240000"
+        assert data["tenant"] == "tenant-a"
+        assert data["verifications"] == 3
+        assert data["price_usd"] == "0.01218000"
+        assert data["provider_cost_usd"] == "0.00240000"
 
     def test_csv_by_query_parameter_and_by_accept_header(self, tenant_a, usage_a):
-        api = client_for(tenant_a[1])
+        api = client_for(tenant_a.token)
         for response in (
             api.get(f"/v1/billing/reports/{MONTH}?format=csv"),
             api.get(f"/v1/billing/reports/{MONTH}", HTTP_ACCEPT="text/csv"),
@@ -189,11 +196,12 @@ class TestBillingApi:
             assert "total,,3,600,4,3300,380,0.00240000,0.01218000" in response.content.decode()
 
     def test_other_tenants_key_gets_its_own_numbers(self, tenant_b, usage_a):
-        data = client_for(tenant_b[1]).get(f"/v1/billing/reports/{MONTH}").json()
-        assert data["tenant"] == "tenant-b" and data["verifications"] == 0
+        data = client_for(tenant_b.token).get(f"/v1/billing/reports/{MONTH}").json()
+        assert data["tenant"] == "tenant-b"
+        assert data["verifications"] == 0
 
     def test_bad_month_is_a_validation_problem(self, tenant_a):
-        response = client_for(tenant_a[1]).get("/v1/billing/reports/2026-13")
+        response = client_for(tenant_a.token).get("/v1/billing/reports/2026-13")
         assert response.status_code == 400
         assert response["Content-Type"] == "application/problem+json"
         assert response.json()["errors"][0]["field"] == "month"
@@ -205,7 +213,7 @@ class TestBillingApi:
 
 
 def test_csv_never_starts_a_cell_with_a_formula(tenant_a):
-    job = make_job(tenant_a[0], mode="standard", created_at=IN_MONTH)
+    job = make_job(tenant_a.tenant, mode="standard", created_at=IN_MONTH)
     add_usage(job, created_at=IN_MONTH, per_model={'=HYPERLINK("x")': {"calls": 1}})
-    text = report_as_csv(monthly_report(tenant_a[0], MONTH))
+    text = report_as_csv(monthly_report(tenant_a.tenant, MONTH))
     assert "model,'=HYPERLINK" in text.replace('"', "")

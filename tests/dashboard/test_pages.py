@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_overview_numbers(tenant_a, tenant_b):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     today = timezone.now()
     for i, (score, detected, mode, total) in enumerate(
         [
@@ -41,18 +41,22 @@ def test_overview_numbers(tenant_a, tenant_b):
             decision="default" if i % 2 else "medical",
         )
         add_usage(job, created_at=job.created_at)
-    make_job(tenant_b[0], score=0.99, detected=True)  # another tenant's job never counts
+    make_job(tenant_b.tenant, score=0.99, detected=True)  # another tenant's job never counts
     period = DateRange(today.date() - dt.timedelta(days=6), today.date())
     stats = overview(
         VerificationJob.objects.filter(tenant=tenant),
         UsageRecord.objects.filter(tenant=tenant),
         period,
     )
-    assert stats.total == 4 and stats.detected == 2 and stats.detection_rate == 0.5
+    assert stats.total == 4
+    assert stats.detected == 2
+    assert stats.detection_rate == 0.5
     assert stats.score_bins == [1, 1, 0, 0, 0, 0, 0, 1, 0, 1]
     latency = {r["mode"]: r for r in stats.latency_by_mode}
-    assert latency["lightweight"]["p50"] == 20 and latency["standard"]["p95"] == 1950
-    assert sum(d["total"] for d in stats.per_day) == 4 and len(stats.per_day) == 7
+    assert latency["lightweight"]["p50"] == 20
+    assert latency["standard"]["p95"] == 1950
+    assert sum(d["total"] for d in stats.per_day) == 4
+    assert len(stats.per_day) == 7
     assert [d["detected"] for d in stats.per_day][-4:] == [0, 1, 0, 1]  # oldest first
     assert [d["price"] for d in stats.cost_per_day] == [0, 0, 0] + [0.00106] * 4
     charts = stats.charts()
@@ -67,14 +71,18 @@ def test_overview_page_and_date_range(client, owner_a, job_a):
     response = client.get(reverse("dashboard:overview"), {"days": "7"})
     assert response.status_code == 200
     assert response.context["stats"].total == 1
-    assert b'id="chart-data"' in response.content and b"chart-4.6.1.umd.min.js" in response.content
+    assert b'id="chart-data"' in response.content
+    assert b"chart-4.6.1.umd.min.js" in response.content
     assert b"cdn" not in response.content.lower()
     old = client.get(reverse("dashboard:overview"), {"start": "2020-01-01", "end": "2020-01-31"})
-    assert old.context["stats"].total == 0 and b"No verifications in this period" in old.content
+    assert old.context["stats"].total == 0
+    assert b"No verifications in this period" in old.content
     bad = client.get(reverse("dashboard:overview"), {"start": "2020-02-01", "end": "2020-01-01"})
-    assert bad.status_code == 200 and b"must not be after" in bad.content
+    assert bad.status_code == 200
+    assert b"must not be after" in bad.content
     # the highlighted quick range is the one in force
-    assert response.context["active_preset"] == "7" and old.context["active_preset"] == ""
+    assert response.context["active_preset"] == "7"
+    assert old.context["active_preset"] == ""
     assert bad.context["active_preset"] == "30"  # an invalid range falls back to 30 days
     end_only = client.get(reverse("dashboard:overview"), {"end": "2020-01-31"})
     assert end_only.context["period"].end.isoformat() == "2020-01-31"
@@ -84,7 +92,7 @@ def test_overview_page_and_date_range(client, owner_a, job_a):
 def test_history_filters_and_paginates_without_n_plus_one(
     client, owner_a, tenant_a, django_assert_max_num_queries
 ):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     for i in range(30):
         job = make_job(
             tenant,
@@ -100,7 +108,8 @@ def test_history_filters_and_paginates_without_n_plus_one(
         page = client.get(reverse("dashboard:history"))
     assert page.status_code == 200
     rows = page.context["page"].object_list
-    assert len(rows) == 25 and all(r.span_count == 2 for r in rows)
+    assert len(rows) == 25
+    assert all(r.span_count == 2 for r in rows)
     assert page.context["page"].paginator.count == 30
     second = client.get(reverse("dashboard:history"), {"page": 2})
     assert len(second.context["page"].object_list) == 5
@@ -116,7 +125,7 @@ def test_history_filters_and_paginates_without_n_plus_one(
 def test_history_filters_by_each_field_and_ignores_only_the_invalid_one(
     client, owner_a, tenant_a, tenant_b
 ):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     old = make_job(
         tenant,
         score=0.2,
@@ -128,7 +137,7 @@ def test_history_filters_by_each_field_and_ignores_only_the_invalid_one(
         created_at=timezone.now() - dt.timedelta(days=40),
     )
     new = make_job(tenant, score=0.8)
-    make_job(tenant_b[0], score=0.9)  # never listed
+    make_job(tenant_b.tenant, score=0.9)  # never listed
     client.force_login(owner_a)
 
     def listed(**params):
@@ -138,17 +147,20 @@ def test_history_filters_by_each_field_and_ignores_only_the_invalid_one(
     response, rows = listed()
     assert rows == [new, old]
     body = response.content.decode()
-    assert '<td class="num">35 ms</td>' in body and '<td class="num">—</td>' in body  # latency
+    assert '<td class="num">35 ms</td>' in body  # latency
+    assert '<td class="num">—</td>' in body
     assert listed(status="failed")[1] == [old]
     assert listed(detected="no")[1] == [old]
     assert listed(query_type="summarization")[1] == [old]
     assert listed(decision="medical")[1] == [old]
     assert listed(min_score="0.5")[1] == [new]
     cutoff = (timezone.now() - dt.timedelta(days=10)).date().isoformat()
-    assert listed(start=cutoff)[1] == [new] and listed(end=cutoff)[1] == [old]
+    assert listed(start=cutoff)[1] == [new]
+    assert listed(end=cutoff)[1] == [old]
     # an invalid value is reported on its field; the valid filters still apply
     response, rows = listed(min_score="5", decision="medical")
-    assert rows == [old] and "min_score" in response.context["form"].errors
+    assert rows == [old]
+    assert "min_score" in response.context["form"].errors
 
 
 def test_detail_highlights_spans_with_label_and_confidence(client, owner_a, job_a):
@@ -157,10 +169,13 @@ def test_detail_highlights_spans_with_label_and_confidence(client, owner_a, job_
     body = client.get(
         reverse("dashboard:verification", kwargs={"public_id": job_a.public_id})
     ).content.decode()
-    assert 'class="span contradiction"' in body and 'data-confidence="0.97"' in body
+    assert 'class="span contradiction"' in body
+    assert 'data-confidence="0.97"' in body
     assert '>1950<sup aria-hidden="true">1</sup>' in body
-    assert 'class="span unsupported"' in body and "unsupported · 0.61 confidence" in body
-    assert '<mark class="evidence"' in body and "built from 1887 to 1889" in body
+    assert 'class="span unsupported"' in body
+    assert "unsupported · 0.61 confidence" in body
+    assert '<mark class="evidence"' in body
+    assert "built from 1887 to 1889" in body
     assert "Lightweight mode adds a warning" in body  # honest empty state for iterations
     assert "Only premium mode asks a second model" in body
 
@@ -173,21 +188,24 @@ def test_detail_numbers_only_the_spans_of_the_customers_answer(client, owner_a, 
     spans = response.context["spans"]
     assert [(s.text, s.number) for s in spans] == [("Eiffel Tower", 1), ("1950", 2)]
     marked = [seg.mark.number for seg in response.context["answer"] if seg.mark]
-    assert marked == [1, 2] and "330 metres<sup" not in response.content.decode()
+    assert marked == [1, 2]
+    assert "330 metres<sup" not in response.content.decode()
     stages = [(s["name"], s["ms"]) for s in response.context["stages"]]
-    assert stages == [("queue", 4), ("detect", 31)] and response.context["latency_total"] == 35
+    assert stages == [("queue", 4), ("detect", 31)]
+    assert response.context["latency_total"] == 35
 
 
 def test_detail_escapes_hostile_text(client, owner_a, tenant_a):
     job = make_job(
-        tenant_a[0], response="<script>alert(1)</script> built in 1950", context=["<img src=x>"]
+        tenant_a.tenant, response="<script>alert(1)</script> built in 1950", context=["<img src=x>"]
     )
     add_span(job)
     client.force_login(owner_a)
     body = client.get(
         reverse("dashboard:verification", kwargs={"public_id": job.public_id})
     ).content.decode()
-    assert "<script>alert(1)</script>" not in body and "&lt;script&gt;" in body
+    assert "<script>alert(1)</script>" not in body
+    assert "&lt;script&gt;" in body
     assert "<img src=x>" not in body
 
 
@@ -214,11 +232,14 @@ def test_key_is_shown_once_and_works_then_revoked(client, owner_a, tenant_a):
     response = client.post(reverse("dashboard:keys"), {"name": "ci", "scope": "read"})
     assert response["Cache-Control"] == "no-store"
     token = response.context["token"]
-    key = ApiKey.objects.get(tenant=tenant_a[0], name="ci")
+    key = ApiKey.objects.get(tenant=tenant_a.tenant, name="ci")
     parsed = parse_key(token)
-    assert parsed is not None and key.secret_hash == hash_secret(parsed[1]) and key.scope == "read"
+    assert parsed is not None
+    assert key.secret_hash == hash_secret(parsed[1])
+    assert key.scope == "read"
     listing = client.get(reverse("dashboard:keys")).content.decode()
-    assert token not in listing and f"tl_{key.prefix}_" in listing
+    assert token not in listing
+    assert f"tl_{key.prefix}_" in listing
     client.post(reverse("dashboard:key-revoke", kwargs={"pk": key.pk}))
     key.refresh_from_db()
     assert key.revoked_at is not None
@@ -231,31 +252,34 @@ def test_webhook_endpoint_secret_rotation_and_replay(client, owner_a, delivery_a
     old = endpoint.secret
     response = client.post(reverse("dashboard:endpoint-rotate", kwargs={"pk": endpoint.pk}))
     endpoint.refresh_from_db()
-    assert endpoint.secret != old and endpoint.secret in response.content.decode()
+    assert endpoint.secret != old
+    assert endpoint.secret in response.content.decode()
     assert response["Cache-Control"] == "no-store"
     page = client.get(reverse("dashboard:webhooks")).content.decode()
-    assert delivery_a.event_id in page and ">500<" in page and endpoint.secret not in page
+    assert delivery_a.event_id in page
+    assert ">500<" in page
+    assert endpoint.secret not in page
     response = client.post(reverse("dashboard:delivery-replay", kwargs={"pk": delivery_a.pk}))
     copy = WebhookDelivery.objects.exclude(pk=delivery_a.pk).get()
-    assert (
-        copy.payload == delivery_a.payload
-        and copy.url == delivery_a.url
-        and copy.status == "pending"
-    )
+    assert copy.payload == delivery_a.payload
+    assert copy.url == delivery_a.url
+    assert copy.status == "pending"
     assert response["Location"] == reverse("dashboard:delivery", kwargs={"pk": copy.pk})
     detail = client.get(
         reverse("dashboard:delivery", kwargs={"pk": delivery_a.pk})
     ).content.decode()
-    assert "evt_test_a" in detail and "12 ms" in detail
+    assert "evt_test_a" in detail
+    assert "12 ms" in detail
 
 
 def test_callback_url_secret_rotation_shows_the_new_secret_once(client, owner_a, tenant_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     old = tenant.webhook_secret
     client.force_login(owner_a)
     response = client.post(reverse("dashboard:tenant-secret-rotate"))
     tenant.refresh_from_db()
-    assert tenant.webhook_secret and tenant.webhook_secret != old
+    assert tenant.webhook_secret
+    assert tenant.webhook_secret != old
     assert tenant.webhook_secret in response.content.decode()
     assert "per-request callback URLs" in response.content.decode()
     assert response["Cache-Control"] == "no-store"
@@ -285,13 +309,11 @@ def test_webhook_endpoint_create_refuses_internal_addresses(client, owner_a, ten
     settings.TRUTHLENS = {**settings.TRUTHLENS, "WEBHOOK_ALLOWED_HOSTS": []}
     client.force_login(owner_a)
     response = client.post(reverse("dashboard:webhooks"), {"url": "http://127.0.0.1:9/hook"})
-    assert (
-        response.status_code == 200
-        and not WebhookEndpoint.objects.filter(tenant=tenant_a[0]).exists()
-    )
+    assert response.status_code == 200
+    assert not WebhookEndpoint.objects.filter(tenant=tenant_a.tenant).exists()
     settings.TRUTHLENS = {**settings.TRUTHLENS, "WEBHOOK_ALLOWED_HOSTS": ["127.0.0.1"]}
     response = client.post(reverse("dashboard:webhooks"), {"url": "http://127.0.0.1:9/hook"})
-    endpoint = WebhookEndpoint.objects.get(tenant=tenant_a[0])
+    endpoint = WebhookEndpoint.objects.get(tenant=tenant_a.tenant)
     assert endpoint.secret in response.content.decode()
 
 
@@ -307,7 +329,8 @@ def test_modes_page_is_an_honest_empty_state_without_bandit_data(client, owner_a
 def test_beta_posterior_summary_matches_known_quantiles():
     mean, low, high = summary(3, 7)
     assert mean == pytest.approx(0.3)
-    assert low == pytest.approx(0.074855, abs=1e-5) and high == pytest.approx(0.600094, abs=1e-5)
+    assert low == pytest.approx(0.074855, abs=1e-5)
+    assert high == pytest.approx(0.600094, abs=1e-5)
     assert summary(1, 1)[1:] == pytest.approx((0.025, 0.975), abs=1e-6)
 
 
@@ -316,7 +339,7 @@ def test_detail_page_query_count_does_not_grow_with_spans_or_steps(
 ):
     from verification.models import MitigationStep
 
-    job = make_job(tenant_a[0], mode="standard")
+    job = make_job(tenant_a.tenant, mode="standard")
     for _ in range(6):
         add_span(job)
     for index in range(4):
@@ -328,4 +351,5 @@ def test_detail_page_query_count_does_not_grow_with_spans_or_steps(
         response = client.get(
             reverse("dashboard:verification", kwargs={"public_id": job.public_id})
         )
-    assert response.status_code == 200 and len(response.context["mitigation"].iterations) == 4
+    assert response.status_code == 200
+    assert len(response.context["mitigation"].iterations) == 4

@@ -122,12 +122,13 @@ def editor_post(doc: PolicyDocument, **overrides) -> dict:
 
 
 def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, tenant_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     doc = PolicyDocument.model_validate(RICH)
     save_policy(tenant, owner_a, doc, PolicyChange.EDITOR)
     client.force_login(owner_a)
     page = client.get(reverse("dashboard:policy"))
-    assert page.status_code == 200 and b"medical" in page.content
+    assert page.status_code == 200
+    assert b"medical" in page.content
     assert b'<span class="check"><label for="id_enabled">' in page.content  # checkbox in label
     # when the form is posted back untouched, nothing changes and no history row is added
     response = client.post(reverse("dashboard:policy"), editor_post(doc))
@@ -137,7 +138,7 @@ def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, ten
 
 
 def test_editing_a_decision_and_adding_one_is_saved_with_history(client, owner_a, tenant_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     doc = PolicyDocument.model_validate(RICH)
     save_policy(tenant, owner_a, doc, PolicyChange.EDITOR)
     client.force_login(owner_a)
@@ -161,14 +162,19 @@ def test_editing_a_decision_and_adding_one_is_saved_with_history(client, owner_a
     assert [d.name for d in saved.decisions] == ["medical", "legal"]
     assert saved.decisions[0].plugins[0].configuration.threshold == 0.2
     legal = saved.decisions[1]
-    assert legal.rules.operator == "AND" and len(legal.rules.conditions) == 2
+    assert legal.rules.operator == "AND"
+    assert len(legal.rules.conditions) == 2
     assert legal.plugins[0].configuration.mode == "standard"
     change = PolicyChange.objects.filter(tenant=tenant).first()
-    assert change.version == 2 and change.actor == owner_a
+    assert change.version == 2
+    assert change.actor == owner_a
     diff = "\n".join(change.diff_lines())
-    assert "-threshold: 0.55" in diff and "+threshold: 0.65" in diff and "legal" in diff
+    assert "-threshold: 0.55" in diff
+    assert "+threshold: 0.65" in diff
+    assert "legal" in diff
     history = client.get(reverse("dashboard:policy-history")).content.decode()
-    assert "owner-a" in history and "+threshold: 0.65" in history
+    assert "owner-a" in history
+    assert "+threshold: 0.65" in history
 
 
 def test_invalid_values_are_refused_with_the_field_named(client, owner_a, tenant_a):
@@ -185,9 +191,10 @@ def test_invalid_values_are_refused_with_the_field_named(client, owner_a, tenant
     )
     assert response.status_code == 400
     form = response.context["settings_form"]
-    assert "threshold" in form.errors and "standard_max_iterations" in form.errors
+    assert "threshold" in form.errors
+    assert "standard_max_iterations" in form.errors
     assert "warning_template" in form.errors
-    assert not Policy.objects.filter(tenant=tenant_a[0]).exists()
+    assert not Policy.objects.filter(tenant=tenant_a.tenant).exists()
 
 
 def test_duplicate_decision_names_and_bad_conditions_are_refused(client, owner_a, tenant_a):
@@ -203,7 +210,7 @@ def test_duplicate_decision_names_and_bad_conditions_are_refused(client, owner_a
     )
     assert response.status_code == 400
     assert "Line 1" in response.content.decode()
-    assert not Policy.objects.filter(tenant=tenant_a[0]).exists()
+    assert not Policy.objects.filter(tenant=tenant_a.tenant).exists()
 
 
 def test_yaml_round_trip_is_lossless():
@@ -219,19 +226,21 @@ def test_yaml_errors_say_where():
     with pytest.raises(PolicyImportError) as bad_value:
         load_yaml("threshold: 2\ndecisions:\n  - name: x\n    rules: {operator: XOR}\n")
     joined = " | ".join(bad_value.value.messages)
-    assert "threshold:" in joined and "decisions.0.rules.operator" in joined
+    assert "threshold:" in joined
+    assert "decisions.0.rules.operator" in joined
     with pytest.raises(PolicyImportError):
         load_yaml("- just\n- a list\n")
 
 
 def test_export_then_import_through_the_dashboard(client, owner_a, tenant_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     save_policy(tenant, owner_a, PolicyDocument.model_validate(RICH), PolicyChange.EDITOR)
     client.force_login(owner_a)
     exported = client.get(reverse("dashboard:policy-export"))
     assert exported["Content-Type"].startswith("application/yaml")
     text = exported.content.decode()
-    assert "decisions:" in text and "modelRefs:" in text
+    assert "decisions:" in text
+    assert "modelRefs:" in text
     # importing it unchanged changes nothing; importing an edit records a YAML change
     client.post(reverse("dashboard:policy-import"), {"yaml_text": text})
     assert PolicyChange.objects.filter(tenant=tenant).count() == 1
@@ -251,13 +260,14 @@ def test_invalid_import_keeps_the_policy(client, owner_a, tenant_a):
     )
     assert response.status_code == 400
     assert "default_mode" in response.content.decode()
-    assert not Policy.objects.filter(tenant=tenant_a[0]).exists()
+    assert not Policy.objects.filter(tenant=tenant_a.tenant).exists()
 
 
 def test_viewer_sees_the_editor_read_only(client, viewer_a):
     client.force_login(viewer_a)
     page = client.get(reverse("dashboard:policy")).content.decode()
-    assert "viewer role" in page and "Save policy" not in page
+    assert "viewer role" in page
+    assert "Save policy" not in page
     assert (
         client.post(reverse("dashboard:policy"), editor_post(PolicyDocument())).status_code == 403
     )
@@ -265,7 +275,7 @@ def test_viewer_sees_the_editor_read_only(client, viewer_a):
 
 def test_test_box_runs_the_engine_under_the_tenants_policy(client, owner_a, tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "DETECTOR": "lexical"}
-    save_policy(tenant_a[0], owner_a, PolicyDocument.model_validate(RICH), PolicyChange.EDITOR)
+    save_policy(tenant_a.tenant, owner_a, PolicyDocument.model_validate(RICH), PolicyChange.EDITOR)
     client.force_login(owner_a)
     response = client.post(
         reverse("dashboard:policy-test"),
@@ -279,8 +289,10 @@ def test_test_box_runs_the_engine_under_the_tenants_policy(client, owner_a, tena
     assert response.status_code == 200
     outcome = response.context["outcome"]
     assert response.context["error"] == "", response.context["error"]
-    assert outcome.resolved.decision == "medical" and outcome.resolved.threshold == 0.3
-    assert outcome.result.status == "verified" and outcome.result.score is not None
+    assert outcome.resolved.decision == "medical"
+    assert outcome.resolved.threshold == 0.3
+    assert outcome.result.status == "verified"
+    assert outcome.result.score is not None
     body = response.content.decode()
     assert "<dt>decision</dt><dd>medical</dd>" in body
     assert "<dt>threshold</dt><dd>0.3</dd>" in body

@@ -36,11 +36,11 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _m
 
 
 def load_yaml(path: Path):
-    return yaml.load(path.read_text(), Loader=_StrictLoader)  # noqa: S506 - safe subclass
+    return yaml.load(path.read_text(), Loader=_StrictLoader)  # safe subclass
 
 
 def load_yaml_docs(text: str) -> list[dict]:
-    return [d for d in yaml.load_all(text, Loader=_StrictLoader) if d]  # noqa: S506
+    return [d for d in yaml.load_all(text, Loader=_StrictLoader) if d]
 
 
 def app_env_reads() -> dict[str, str]:

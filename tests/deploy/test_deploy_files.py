@@ -108,7 +108,9 @@ def test_compose_has_every_service(compose):
 @pytest.mark.parametrize("service", ["postgres", "redis", "web"])
 def test_stateful_and_web_services_have_healthchecks(compose, service):
     check = compose["services"][service]["healthcheck"]
-    assert check["test"] and check["interval"] and check["retries"]
+    assert check["test"]
+    assert check["interval"]
+    assert check["retries"]
 
 
 @pytest.mark.parametrize("service", sorted(APP_SERVICES))
@@ -131,7 +133,8 @@ def test_stores_keep_their_data_in_volumes(compose):
         v.endswith(":/var/lib/postgresql/data") for v in compose["services"]["postgres"]["volumes"]
     )
     redis = compose["services"]["redis"]
-    assert "--appendonly" in redis["command"] and "yes" in redis["command"]
+    assert "--appendonly" in redis["command"]
+    assert "yes" in redis["command"]
     assert any(v.endswith(":/data") for v in redis["volumes"])
 
 
@@ -139,7 +142,8 @@ def test_gpu_worker_is_behind_a_profile_and_reserves_a_gpu(compose):
     gpu = compose["services"]["detect-worker-gpu"]
     assert gpu["profiles"] == ["gpu"]
     device = gpu["deploy"]["resources"]["reservations"]["devices"][0]
-    assert device["driver"] == "nvidia" and "gpu" in device["capabilities"]
+    assert device["driver"] == "nvidia"
+    assert "gpu" in device["capabilities"]
     assert any(":/models:" in str(v) or str(v).endswith(":/models") for v in gpu["volumes"])
     assert gpu["build"]["dockerfile"] == "deploy/docker/Dockerfile.cuda"
     assert "profiles" not in compose["services"]["detect-worker"], "CPU detect runs by default"
@@ -239,8 +243,10 @@ def test_env_example_sets_only_variables_someone_reads():
 
 def test_env_example_secrets_are_placeholders():
     env = env_example()
-    assert env["SECRET_KEY"] == "change-me" and env["TRUTHLENS_ENCRYPTION_KEYS"] == ""
-    assert env["DEBUG"] == "false" and env["TRUTHLENS_REQUIRE_SECRET_KEY"] == "true"
+    assert env["SECRET_KEY"] == "change-me"
+    assert env["TRUTHLENS_ENCRYPTION_KEYS"] == ""
+    assert env["DEBUG"] == "false"
+    assert env["TRUTHLENS_REQUIRE_SECRET_KEY"] == "true"
 
 
 def test_chart_config_keys_are_settings_the_app_reads():
@@ -257,10 +263,12 @@ def test_alert_rules_have_the_prometheus_rule_structure(alert_rules):
     assert all(g["name"] and g["rules"] for g in groups)
     for rule in alert_rules:
         assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", rule["alert"])
-        assert isinstance(rule["expr"], str) and rule["expr"].strip()
+        assert isinstance(rule["expr"], str)
+        assert rule["expr"].strip()
         assert re.fullmatch(r"\d+[smhd]", str(rule["for"])), rule["alert"]
         assert rule["labels"]["severity"] in {"page", "warn"}
-        assert rule["annotations"]["summary"] and rule["annotations"]["runbook"]
+        assert rule["annotations"]["summary"]
+        assert rule["annotations"]["runbook"]
         assert set(rule) <= {"alert", "expr", "for", "labels", "annotations", "keep_firing_for"}
 
 
@@ -348,7 +356,9 @@ def test_grafana_dashboard_covers_the_metrics():
     used = set(re.findall(r"\b((?:django|truthlens)_[a-z0-9_]+)\b", exprs))
     assert used <= KNOWN_METRICS, used - KNOWN_METRICS
     for panel in panels:
-        assert panel["title"] and panel["targets"] and panel["gridPos"]["w"] > 0
+        assert panel["title"]
+        assert panel["targets"]
+        assert panel["gridPos"]["w"] > 0
 
 
 # --- hygiene ---------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ def container(doc):
 
 def test_chart_metadata():
     chart = load_yaml(CHART / "Chart.yaml")
-    assert chart["apiVersion"] == "v2" and chart["name"] == "truthlens"
+    assert chart["apiVersion"] == "v2"
+    assert chart["name"] == "truthlens"
     assert re.fullmatch(r"\d+\.\d+\.\d+", chart["version"])
 
 
@@ -103,7 +104,9 @@ def test_secrets_default_to_an_existing_secret(values):
 
 def test_manifests_have_the_required_top_level_fields(docs):
     for doc in docs:
-        assert doc["apiVersion"] and doc["kind"] and doc["metadata"]["name"]
+        assert doc["apiVersion"]
+        assert doc["kind"]
+        assert doc["metadata"]["name"]
         if doc["kind"] not in {"ConfigMap", "Secret", "ServiceAccount"}:
             assert doc["spec"], doc["metadata"]["name"]
 
@@ -169,7 +172,8 @@ def test_every_celery_queue_has_a_consumer(docs):
         name: queues_of(container(d)["args"]) for name, d in by_kind(docs, "Deployment").items()
     }
     assert set().union(*consumed.values()) == celery_queues()
-    assert consumed["mitigate"] == {"mitigate", "webhooks"} and consumed["detect"] == {"detect"}
+    assert consumed["mitigate"] == {"mitigate", "webhooks"}
+    assert consumed["detect"] == {"detect"}
 
 
 def test_keda_scales_workers_on_their_queue_lengths(docs):
@@ -187,7 +191,8 @@ def test_keda_scales_workers_on_their_queue_lengths(docs):
 
 def test_beat_is_a_single_replica_recreated(docs):
     beat = by_kind(docs, "Deployment")["beat"]
-    assert beat["spec"]["replicas"] == 1 and beat["spec"]["strategy"]["type"] == "Recreate"
+    assert beat["spec"]["replicas"] == 1
+    assert beat["spec"]["strategy"]["type"] == "Recreate"
 
 
 def test_migrations_run_as_a_pre_install_and_pre_upgrade_hook(docs):

@@ -43,10 +43,12 @@ def test_torch_index_is_a_build_arg_without_default(path):
 def test_images_are_multi_stage_and_run_as_non_root(path):
     steps = instructions(path)
     stages = [a for op, a in steps if op == "FROM"]
-    assert len(stages) == 2 and stages[0] == "${PYTHON_IMAGE} AS build"
+    assert len(stages) == 2
+    assert stages[0] == "${PYTHON_IMAGE} AS build"
     assert "PYTHON_IMAGE=python:3.11-slim" in [a for op, a in steps if op == "ARG"]
     users = [a for op, a in steps if op == "USER"]
-    assert users and users[-1].split(":")[0] not in {"0", "root"}
+    assert users
+    assert users[-1].split(":")[0] not in {"0", "root"}
     assert [a for op, a in steps if op == "ENTRYPOINT"] == ['["truthlens-entrypoint"]']
 
 
@@ -64,7 +66,8 @@ def test_static_files_are_collected_from_the_installed_package():
         if op == "WORKDIR":
             workdir = args
         if op == "RUN" and "collectstatic" in args:
-            assert workdir not in {"/src", None} and "manage.py" not in args
+            assert workdir not in {"/src", None}
+            assert "manage.py" not in args
             assert "python -m django collectstatic" in args
             return
     pytest.fail("the CPU image does not collect static files")
@@ -148,13 +151,15 @@ def test_entrypoint_is_valid_sh():
 
 def test_entrypoint_runs_the_command_without_migrating_by_default(tmp_path):
     result = run_entrypoint(tmp_path, {}, "echo", "served")
-    assert result.returncode == 0 and result.stdout.strip() == "served"
+    assert result.returncode == 0
+    assert result.stdout.strip() == "served"
     assert not (tmp_path / "python-calls").exists()
 
 
 def test_entrypoint_migrates_only_when_asked(tmp_path):
     result = run_entrypoint(tmp_path, {"RUN_MIGRATIONS": "1"}, "echo", "served")
-    assert result.returncode == 0 and result.stdout.strip() == "served"
+    assert result.returncode == 0
+    assert result.stdout.strip() == "served"
     assert (tmp_path / "python-calls").read_text() == "/app/manage.py migrate --noinput\n"
 
 
@@ -163,7 +168,9 @@ def test_entrypoint_starts_with_an_empty_metrics_directory(tmp_path):
     metrics.mkdir()
     (metrics / "counter_123.db").write_text("stale")
     result = run_entrypoint(tmp_path, {"PROMETHEUS_MULTIPROC_DIR": str(metrics)}, "true")
-    assert result.returncode == 0 and metrics.is_dir() and not list(metrics.iterdir())
+    assert result.returncode == 0
+    assert metrics.is_dir()
+    assert not list(metrics.iterdir())
 
 
 # --- gunicorn: /metrics only on the metrics port --------------------------------------------

@@ -35,7 +35,8 @@ def test_the_negation_flip_is_detected(detector):
 def test_the_faithful_paraphrase_passes(detector):
     answer = "Sale items are final and cannot be returned."
     result = run(detector, SALE, answer, "Can I return a sale item?")
-    assert result.status == "verified" and not result.detected, result.score
+    assert result.status == "verified", result.score
+    assert not result.detected, result.score
 
 
 def test_a_time_without_its_leading_zero_passes(detector):
@@ -50,14 +51,16 @@ def test_330_m_against_500_m_is_a_contradiction(detector):
     result = run(detector, ctx, "The Eiffel Tower is 500 m tall.", "How tall is it?")
     assert result.detected
     [span] = [s for s in result.spans if "500" in s.text]
-    assert span.label == "contradiction" and "330 m" in span.evidence.text
+    assert span.label == "contradiction"
+    assert "330 m" in span.evidence.text
 
 
 def test_an_entity_swap_is_caught(detector):
     ctx = ["Maria Lopez has been the chief executive of Acme since 2019."]
     swapped = run(detector, ctx, "John Smith has been Acme's chief executive since 2019.", "Who?")
     faithful = run(detector, ctx, "Since 2019, Acme has been led by Maria Lopez.", "Who?")
-    assert swapped.detected and any("Smith" in s.text for s in swapped.spans)
+    assert swapped.detected
+    assert any("Smith" in s.text for s in swapped.spans)
     assert swapped.score > faithful.score
 
 
@@ -66,4 +69,5 @@ def test_a_spanish_factual_question_is_not_skipped(detector):
     result = run(
         detector, ctx, "La capital de Australia es Canberra.", "¿Cuál es la capital de Australia?"
     )
-    assert result.status != "skipped" and result.query_type == "factual_qa"
+    assert result.status != "skipped"
+    assert result.query_type == "factual_qa"

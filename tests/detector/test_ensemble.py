@@ -29,7 +29,8 @@ def test_words_take_the_highest_overlapping_subword_probability_averaged_with_le
     assert [(t.start, t.end) for t in pred.tokens] == [(0, 5), (6, 10)]
     assert [round(t.prob, 3) for t in pred.tokens] == [0.3, 0.95]
     # coverage and billing come from the model, which is what can run out of window
-    assert pred.coverage.windows == 3 and pred.coverage.context_truncated
+    assert pred.coverage.windows == 3
+    assert pred.coverage.context_truncated
     assert pred.detector_tokens == 42
 
 
@@ -42,4 +43,5 @@ def test_a_word_the_model_did_not_score_counts_as_zero_from_the_model():
 
 def test_name_and_languages_combine_both_parts():
     ens = EnsembleDetector(Fixed("m", []), Fixed("lex", []))
-    assert ens.name == "m+lex" and ens.languages == frozenset({"en", "de"})
+    assert ens.name == "m+lex"
+    assert ens.languages == frozenset({"en", "de"})

@@ -77,7 +77,8 @@ def test_a_modernbert_model_gives_the_same_logits_with_window_only_attention(mon
         a = stock(input_ids=ids, attention_mask=mask).logits
         b = local(input_ids=ids, attention_mask=mask).logits
     # then: the local layers took the block path, and the stock model was left alone
-    assert switched and local.config._attn_implementation == LOCAL_SDPA
+    assert switched
+    assert local.config._attn_implementation == LOCAL_SDPA
     assert stock.config._attn_implementation == "sdpa"
     assert calls
     assert torch.allclose(a[mask.bool()], b[mask.bool()], atol=1e-5)

@@ -50,7 +50,8 @@ def test_a_mounted_checkpoint_runs_at_the_configured_precision(tiny_model_dir):
 
     full = registry.load_detector(str(tiny_model_dir), dtype="float32")
     half = registry.load_detector(str(tiny_model_dir), dtype="bfloat16")
-    assert full is not half and registry.load_detector(str(tiny_model_dir), "float32") is full
+    assert full is not half
+    assert registry.load_detector(str(tiny_model_dir), "float32") is full
     assert next(full._scorer.model.parameters()).dtype == torch.float32
     assert next(half._scorer.model.parameters()).dtype == torch.bfloat16
     # "auto" and None are the same detector; the shipped ones ignore dtype (always float32)
@@ -73,4 +74,5 @@ def test_a_folder_written_by_the_training_command_loads_as_the_default_does():
     folder = Path(__file__).resolve().parents[2] / "bench" / "models" / "embedded_v2"
     detector = load_detector(str(folder))
     assert detector.name == "embedded-minilm+lexical"
-    assert detector.head is not None and "pair" in detector.head.features
+    assert detector.head is not None
+    assert "pair" in detector.head.features

@@ -144,11 +144,13 @@ def test_the_ensemble_attaches_the_head_probability_only_when_it_has_a_head():
 
 def test_the_shipped_head_was_fitted_on_training_sets_only_and_beats_span_max_on_its_dev_split():
     head = load_head(DEFAULT_MODEL_DIR)
-    assert head is not None and set(head.features) <= set(FEATURES)
+    assert head is not None
+    assert set(head.features) <= set(FEATURES)
     raw = json.loads((DEFAULT_MODEL_DIR / HEAD_FILE).read_text())
     assert set(raw["meta"]["trained_on"]) == set(TRAINING_FILES)
     assert raw["meta"]["limit"] is None
-    assert head.low is not None and head.high is not None
+    assert head.low is not None
+    assert head.high is not None
     m = raw["meta"]["metrics"]
     assert m["dev_auroc_head"] > m["dev_auroc_span_max"]
     assert all(
@@ -165,4 +167,5 @@ def test_the_v2_candidate_head_was_fitted_on_every_training_source():
     m = raw["meta"]["metrics"]["all"]
     assert m["auroc_head"] > m["auroc_span_max"]
     assert 0.5 <= raw["meta"]["model_weight"] <= 1.0
-    assert "pair" in raw["features"] and all(w >= 0 for w in raw["weights"])
+    assert "pair" in raw["features"]
+    assert all(w >= 0 for w in raw["weights"])

@@ -38,11 +38,14 @@ def test_smoke_training_writes_loadable_weights(tmp_path):
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert [s["name"] for s in manifest["stages"]] == ["entail"]
     assert all(s["examples"]["train"] > 0 and len(s["history"]) == 1 for s in manifest["stages"])
-    assert manifest["pair_head"] and manifest["frozen_layers"] == 0
+    assert manifest["pair_head"]
+    assert manifest["frozen_layers"] == 0
     assert (tmp_path / "reference_predictions.json").is_file()
     detector = EmbeddedDetector(tmp_path, device="cpu")
     [pred] = detector.predict(
         [DetectionInput.build(["Paris is in France."], "Paris is in Spain.", None)]
     )
-    assert pred.tokens and all(0.0 <= t.prob <= 1.0 for t in pred.tokens)
-    assert pred.pair_prob is not None and 0.0 <= pred.pair_prob <= 1.0
+    assert pred.tokens
+    assert all(0.0 <= t.prob <= 1.0 for t in pred.tokens)
+    assert pred.pair_prob is not None
+    assert 0.0 <= pred.pair_prob <= 1.0

@@ -38,9 +38,11 @@ def test_summedits_marks_the_swapped_entity_and_inverts_the_label(tmp_path):
     train, dev = summedits.load(_summedits_dir(tmp_path, rows), 13, 0)
     assert dev == []
     wrong, right = train
-    assert wrong.label == 1 and [wrong.answer[s:e] for s, e, _ in wrong.spans] == ["90"]
+    assert wrong.label == 1
+    assert [wrong.answer[s:e] for s, e, _ in wrong.spans] == ["90"]
     assert wrong.spans[0][2] == "entity_modification"
-    assert right.label == 0 and right.spans == []  # a consistent edit is a faithful paraphrase
+    assert right.label == 0  # a consistent edit is a faithful paraphrase
+    assert right.spans == []
 
 
 def test_summedits_marks_both_sides_of_a_deleted_negation():
@@ -50,7 +52,8 @@ def test_summedits_marks_both_sides_of_a_deleted_negation():
 
 def test_summedits_context_is_chosen_by_the_original_summary_only():
     ctx = summedits.select_context(DOC, ORIGINAL, limit=80)
-    assert "40 million euros" in ctx and "spring" not in ctx
+    assert "40 million euros" in ctx
+    assert "spring" not in ctx
 
 
 def test_wice_spans_map_the_unsupported_tokens():
@@ -78,7 +81,8 @@ def test_structured_fakes_differ_from_their_faithful_twin_exactly_inside_the_spa
     train, dev = structured.load(Path("/nonexistent"), 13, 10)
     again, _ = structured.load(Path("/nonexistent"), 13, 10)
     assert [e.answer for e in train[:50]] == [e.answer for e in again[:50]]  # deterministic
-    assert dev and train
+    assert dev
+    assert train
     faithful = {e.source_id: e.answer for e in train if not e.spans}
     fakes = [e for e in train[:600] if e.spans]
     assert {e.spans[0][2] for e in fakes} == {"value", "clause"}
@@ -86,9 +90,11 @@ def test_structured_fakes_differ_from_their_faithful_twin_exactly_inside_the_spa
         assert len(ex.spans) == 1
         s, e, kind = ex.spans[0]
         twin = faithful[ex.source_id]
-        assert ex.answer[s:e] and ex.answer[s:e].strip() == ex.answer[s:e]
+        assert ex.answer[s:e]
+        assert ex.answer[s:e].strip() == ex.answer[s:e]
         if kind == "clause":  # the faithful answer, then the added clause up to the full stop
-            assert ex.answer.startswith(twin.rstrip(".")) and ex.answer[e:] == "."
+            assert ex.answer.startswith(twin.rstrip("."))
+            assert ex.answer[e:] == "."
             continue
         assert ex.answer[:s] == twin[:s]  # same text before the span
         tail = len(ex.answer) - e
@@ -128,5 +134,6 @@ def test_docnli_labels_not_entailment_as_hallucinated(tmp_path):
             "entailment\tA cat sat.\tAn animal sat.\nnot_entailment\tA cat sat.\tA dog sat.\nbad line\n"
         )
     train, dev = docnli.load(tmp_path, 13, 0)
-    assert len(train) == 8 and dev == []
+    assert len(train) == 8
+    assert dev == []
     assert [e.response_label for e in train[:2]] == [0, 1]

@@ -54,8 +54,10 @@ def test_answer_labelled_examples_train_the_pair_head_only(tokenizer):
     enc, _ = encode_examples(examples()[2:4], tokenizer, 96)
     token_ex, pair_ex = enc
     # then: token labels for the first, none for the second, whose answer mask is still set
-    assert 1 in token_ex.labels and token_ex.token_labelled
-    assert all(lab == IGNORE for lab in pair_ex.labels) and not pair_ex.token_labelled
+    assert 1 in token_ex.labels
+    assert token_ex.token_labelled
+    assert all(lab == IGNORE for lab in pair_ex.labels)
+    assert not pair_ex.token_labelled
     assert sum(pair_ex.answer_mask or []) == len(
         tokenizer("Entry is free.", add_special_tokens=False)["input_ids"]
     )
@@ -95,7 +97,8 @@ def test_a_stopped_run_resumes_to_the_same_weights(tokenizer, tmp_path: Path):
 
     # then
     assert any("resumed" in line and "epoch 1, step 3" in line for line in lines)
-    assert state.epoch == 2 and len(state.history) == 2  # epoch 1's record survived the stop
+    assert state.epoch == 2  # epoch 1's record survived the stop
+    assert len(state.history) == 2
     for (name, a), b in zip(
         straight.state_dict().items(), resumed.state_dict().values(), strict=True
     ):
@@ -118,7 +121,8 @@ def test_stages_chain_and_a_finished_stage_is_skipped(tokenizer, tmp_path: Path,
     )
     # then: each stage trained and recorded dev metrics; the second started from the first
     assert any(not torch.equal(before[k], after_one[k]) for k in before)
-    assert r1.examples["train"] == 24 and r2.examples["train"] == 8
+    assert r1.examples["train"] == 24
+    assert r2.examples["train"] == 8
     assert "toy.auroc_pair" in r2.history[-1]
     # when: the first stage runs again, it loads its final weights instead of training
     fresh = tiny_model(tokenizer, seed=1)
@@ -126,6 +130,7 @@ def test_stages_chain_and_a_finished_stage_is_skipped(tokenizer, tmp_path: Path,
     again = run_stage(
         first, fresh, tokenizer, tmp_path, tmp_path / "work", 13, 10, log=lines.append
     )
-    assert "already finished" in lines[0] and again.history == r1.history
+    assert "already finished" in lines[0]
+    assert again.history == r1.history
     for k, v in fresh.trainable_state_dict().items():
         assert torch.equal(v, after_one[k])

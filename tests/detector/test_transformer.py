@@ -45,7 +45,8 @@ def test_long_context_is_split_into_windows_and_fully_checked(tiny_detector):
     assert cov.windows > 1
     assert cov.context_tokens_checked == cov.context_tokens_given
     assert cov.context_chars_checked == cov.context_chars_given
-    assert not cov.context_truncated and not cov.answer_truncated
+    assert not cov.context_truncated
+    assert not cov.answer_truncated
 
 
 def test_token_probability_is_the_minimum_over_windows(tiny_detector):
@@ -105,8 +106,10 @@ def test_empty_context_and_empty_answer_do_not_raise(tiny_detector):
     no_context, no_answer = tiny_detector.predict(
         [DetectionInput.build(None, "Something.", None), DetectionInput.build(["ctx"], "", None)]
     )
-    assert no_context.tokens and no_context.coverage.context_tokens_given == 0
-    assert no_answer.tokens == [] and no_answer.detector_tokens == 0
+    assert no_context.tokens
+    assert no_context.coverage.context_tokens_given == 0
+    assert no_answer.tokens == []
+    assert no_answer.detector_tokens == 0
 
 
 def test_a_missing_folder_is_a_clear_error(tmp_path):

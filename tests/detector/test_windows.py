@@ -64,7 +64,8 @@ def test_an_oversized_sentence_splits_by_tokens_with_overlap():
     text = " ".join(f"w{i}" for i in range(20))
     pieces = split_passage(0, text, _word_offsets(text), budget=8, token_overlap=2)
     assert all(p.tokens <= 8 for p in pieces)
-    assert pieces[0].start == 0 and pieces[-1].end == len(text)
+    assert pieces[0].start == 0
+    assert pieces[-1].end == len(text)
     # consecutive pieces overlap
     assert all(b.start < a.end for a, b in zip(pieces, pieces[1:], strict=False))
 
@@ -77,4 +78,5 @@ def test_windows_pack_whole_pieces_in_order():
 
 def test_no_context_gives_one_empty_window():
     windows = plan_windows([], [], budget=50, piece_overhead=2)
-    assert len(windows) == 1 and windows[0].pieces == []
+    assert len(windows) == 1
+    assert windows[0].pieces == []

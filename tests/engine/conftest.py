@@ -1,4 +1,6 @@
-"""Shared fixtures for the engine tests: no Django, no network, one MiniLM load per session."""
+"""Shared fixtures for the engine tests: no Django, no network, one MiniLM load per session.
+
+`eiffel` comes from tests/conftest.py; engine tests read its `.context` passages."""
 
 from __future__ import annotations
 
@@ -10,20 +12,13 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from verification.engine.text.embeddings import Encoder, get_encoder  # noqa: E402
-from verification.engine.text.words import tokenize  # noqa: E402
-from verification.engine.types import (  # noqa: E402
+from verification.engine.text.embeddings import Encoder, get_encoder
+from verification.engine.text.words import tokenize
+from verification.engine.types import (
     Coverage,
     DetectionInput,
     TokenPrediction,
     TokenProb,
-)
-
-EIFFEL = (
-    "The Eiffel Tower was built from 1887 to 1889 for the World's Fair in Paris. "
-    "It is 330 metres tall.",
-    "It opened to the public in March 1889. Gustave Eiffel's company designed it. "
-    "The tower was not painted gold.",
 )
 
 
@@ -39,11 +34,6 @@ def encoder() -> Encoder:
     if enc is None:
         pytest.skip("MiniLM encoder not installed")
     return enc
-
-
-@pytest.fixture
-def eiffel() -> tuple[str, ...]:
-    return EIFFEL
 
 
 class ScriptedDetector:

@@ -11,7 +11,10 @@ def report(response, passages=("a", "b"), ids=None, policy=None):
 
 def test_valid_citations_carry_no_risk():
     r = report(f"{LONG_1} [1]. {LONG_2} [1, 2].")
-    assert r.applicable and r.markers == 2 and r.invalid == [] and r.risk == 0.0
+    assert r.applicable
+    assert r.markers == 2
+    assert r.invalid == []
+    assert r.risk == 0.0
     assert r.citation_ratio == 1.0
 
 
@@ -45,12 +48,15 @@ def test_min_words_is_configurable():
 def test_not_applicable_without_markers_unless_policy_requires():
     assert not report(f"{LONG_1}.").applicable
     required = report(f"{LONG_1}.", policy=CitationPolicy(require_citations=True))
-    assert required.applicable and required.citation_ratio == 0.0 and required.risk == 0.5
+    assert required.applicable
+    assert required.citation_ratio == 0.0
+    assert required.risk == 0.5
 
 
 def test_brackets_that_are_not_citations_are_ignored():
     r = report(f"{LONG_1} [sic], see [the docs](http://x) and [citation needed].")
-    assert r.markers == 0 and not r.applicable
+    assert r.markers == 0
+    assert not r.applicable
     assert parse_marker("1, 2; 3") == ["1", "2", "3"]
     assert parse_marker("Source 2", {"2"}) == ["2"]
     assert parse_marker("edit") is None

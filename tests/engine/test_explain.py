@@ -11,20 +11,24 @@ def flag(context, response, fragment, encoder=None):
 
 
 def test_a_wrong_year_is_a_contradiction_with_its_evidence(eiffel):
-    [span] = flag(eiffel, "The Eiffel Tower was built in 1950.", "1950")
+    [span] = flag(eiffel.context, "The Eiffel Tower was built in 1950.", "1950")
     assert span.label == "contradiction"
-    assert "1950" in span.reason and "1889" in span.reason
-    assert span.evidence is not None and "1887 to 1889" in span.evidence.text
+    assert "1950" in span.reason
+    assert "1889" in span.reason
+    assert span.evidence is not None
+    assert "1887 to 1889" in span.evidence.text
 
 
 def test_a_wrong_month_is_a_date_contradiction(eiffel):
-    [span] = flag(eiffel, "It opened to the public in May 1889.", "May")
-    assert span.label == "contradiction" and "March" in span.reason
+    [span] = flag(eiffel.context, "It opened to the public in May 1889.", "May")
+    assert span.label == "contradiction"
+    assert "March" in span.reason
 
 
 def test_a_wrong_unit_is_a_contradiction(eiffel):
-    [span] = flag(eiffel, "It is 330 feet tall.", "feet")
-    assert span.label == "contradiction" and "unit" in span.reason
+    [span] = flag(eiffel.context, "It is 330 feet tall.", "feet")
+    assert span.label == "contradiction"
+    assert "unit" in span.reason
 
 
 def test_a_wrong_quantity_is_a_contradiction():
@@ -33,40 +37,44 @@ def test_a_wrong_quantity_is_a_contradiction():
 
 
 def test_a_negation_flip_is_a_contradiction(eiffel):
-    [span] = flag(eiffel, "The tower was painted gold.", "painted gold")
-    assert span.label == "contradiction" and "negation" in span.reason
+    [span] = flag(eiffel.context, "The tower was painted gold.", "painted gold")
+    assert span.label == "contradiction"
+    assert "negation" in span.reason
 
 
 def test_a_different_name_in_the_same_slot_is_a_contradiction(eiffel):
-    [span] = flag(eiffel, "It opened to the public in March 1889 in Lyon.", "Lyon")
+    [span] = flag(eiffel.context, "It opened to the public in March 1889 in Lyon.", "Lyon")
     assert span.label == "unsupported"  # the context names no other city in that sentence
-    [span] = flag(eiffel, "The company of Gustave Dumas designed it.", "Dumas")
-    assert span.label == "contradiction" and "Eiffel" in span.reason
+    [span] = flag(eiffel.context, "The company of Gustave Dumas designed it.", "Dumas")
+    assert span.label == "contradiction"
+    assert "Eiffel" in span.reason
 
 
 def test_verbatim_content_is_dropped_as_entailed(eiffel):
-    assert flag(eiffel, "It is 330 metres tall.", "330 metres tall") == []
-    assert flag(eiffel, "Gustave Eiffel's company designed it.", "designed") == []
+    assert flag(eiffel.context, "It is 330 metres tall.", "330 metres tall") == []
+    assert flag(eiffel.context, "Gustave Eiffel's company designed it.", "designed") == []
 
 
 def test_content_absent_from_the_context_is_unsupported_with_a_reason(eiffel):
-    [span] = flag(eiffel, "The tower is made of chocolate.", "chocolate")
-    assert span.label == "unsupported" and "chocolate" in span.reason
+    [span] = flag(eiffel.context, "The tower is made of chocolate.", "chocolate")
+    assert span.label == "unsupported"
+    assert "chocolate" in span.reason
 
 
 def test_evidence_offsets_point_into_their_passage_and_span_offsets_into_the_answer(eiffel):
     response = "Built in 1950, it is tall."
-    [span] = flag(eiffel, response, "1950")
+    [span] = flag(eiffel.context, response, "1950")
     ev = span.evidence
     assert ev is not None
-    assert eiffel[ev.passage_index][ev.start : ev.end] == ev.text
+    assert eiffel.context[ev.passage_index][ev.start : ev.end] == ev.text
     assert response[span.start : span.end] == "1950"
     assert 0.0 <= ev.similarity <= 1.0
 
 
 def test_evidence_is_found_in_the_right_passage(eiffel):
-    [span] = flag(eiffel, "It opened to the public in June 1889.", "June")
-    assert span.evidence is not None and span.evidence.passage_index == 1
+    [span] = flag(eiffel.context, "It opened to the public in June 1889.", "June")
+    assert span.evidence is not None
+    assert span.evidence.passage_index == 1
 
 
 def test_empty_span_list_needs_no_context():
@@ -75,7 +83,8 @@ def test_empty_span_list_needs_no_context():
 
 def test_no_context_leaves_a_span_unsupported_without_evidence():
     [span] = flag([], "Paris is big.", "Paris")
-    assert span.label == "unsupported" and span.evidence is None
+    assert span.label == "unsupported"
+    assert span.evidence is None
 
 
 @pytest.mark.slow
@@ -86,12 +95,14 @@ def test_embeddings_rescue_a_paraphrase_with_few_shared_words(encoder):
     ]
     [span] = flag(context, "The staff grew to 400 people.", "400", encoder)
     assert span.label == "contradiction"
-    assert span.evidence is not None and "headcount" in span.evidence.text
+    assert span.evidence is not None
+    assert "headcount" in span.evidence.text
 
 
 def test_affirming_what_the_context_negates_is_a_contradiction_even_when_words_match(eiffel):
-    [span] = flag(eiffel, "The tower was gold.", "gold")
-    assert span.label == "contradiction" and "negation" in span.reason
+    [span] = flag(eiffel.context, "The tower was gold.", "gold")
+    assert span.label == "contradiction"
+    assert "negation" in span.reason
 
 
 TOOL_RESULT = [
@@ -103,14 +114,18 @@ TOOL_RESULT = [
 def test_a_wrong_year_is_checked_against_the_sentence_that_states_a_year():
     # The answer sentence matches the name sentence best; the year lives elsewhere.
     [span] = flag(TOOL_RESULT, "The Eiffel Tower was built in 1950 and is tall.", "1950")
-    assert span.label == "contradiction" and "1887" in span.reason
-    assert span.evidence is not None and span.evidence.text.startswith("Construction")
+    assert span.label == "contradiction"
+    assert "1887" in span.reason
+    assert span.evidence is not None
+    assert span.evidence.text.startswith("Construction")
 
 
 def test_a_wrong_length_is_checked_against_the_sentence_with_a_length():
     [span] = flag(TOOL_RESULT, "The Eiffel Tower is 500 metres tall.", "500 metres")
-    assert span.label == "contradiction" and "330" in span.reason
-    assert span.evidence is not None and span.evidence.text == "Height: 330 m."
+    assert span.label == "contradiction"
+    assert "330" in span.reason
+    assert span.evidence is not None
+    assert span.evidence.text == "Height: 330 m."
 
 
 def test_a_bare_count_is_not_matched_to_an_unrelated_number():
@@ -137,6 +152,7 @@ def test_the_typed_look_up_encodes_no_text_twice():
     encoder = CountingEncoder()
     response = "The Eiffel Tower was built in 1950 and is tall."
     [span] = flag(TOOL_RESULT, response, "1950", encoder)
-    assert span.label == "contradiction" and "1887" in span.reason
+    assert span.label == "contradiction"
+    assert "1887" in span.reason
     assert encoder.encoded.count(response) == 1
     assert len(encoder.encoded) == len(set(encoder.encoded))

@@ -82,4 +82,5 @@ def test_an_uncertain_span_goes_to_the_cascade_even_in_lightweight_mode():
 def test_a_plan_round_trips_through_json():
     plan = _plan("premium", premium={"verification_models": ["a"], "judge_model": "b"})
     again = JobPlan.model_validate(plan.model_dump(mode="json"))
-    assert again == plan and again.policy.premium.judge_model == "b"
+    assert again == plan
+    assert again.policy.premium.judge_model == "b"

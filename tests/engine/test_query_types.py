@@ -47,7 +47,8 @@ def test_rules_alone_classify_when_no_encoder_is_available():
 
 def test_rule_scores_are_bounded_per_type():
     scores = rule_scores("Write a poem and a story and a song in Python")
-    assert scores.max() <= 1.0 and scores.min() >= 0.0
+    assert scores.max() <= 1.0
+    assert scores.min() >= 0.0
     assert scores[QUERY_TYPES.index("creative")] == 1.0
 
 

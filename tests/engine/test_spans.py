@@ -31,7 +31,7 @@ def test_span_max_takes_the_most_confident_span():
 
 
 def test_response_score_rejects_unknown_aggregation():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown aggregation"):
         response_score([], [], "mean")  # type: ignore[arg-type]
 
 
@@ -60,9 +60,9 @@ def test_optimal_threshold_follows_the_cost_ratio_and_prior():
     assert optimal_threshold(1.0, 0.5) == pytest.approx(0.5)
     assert optimal_threshold(4.0, 0.2) == pytest.approx(1 / 17)
     assert math.isclose(optimal_threshold(0.25, 0.8), 1 / (1 + 0.25 * 0.25))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="prior"):
         optimal_threshold(1.0, 1.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="cost_ratio"):
         optimal_threshold(0.0, 0.5)
 
 

@@ -62,8 +62,10 @@ def test_a_different_value_of_the_same_kind_conflicts(context, answer, value):
 def test_a_conflict_names_the_context_value_as_evidence():
     [finding] = check(["Intro.", "The tower is 330 m tall."], "It is 500 m tall.")
     passage, start, end = finding.evidence
-    assert passage == 1 and "The tower is 330 m tall."[start:end] == "330 m"
-    assert "500 m" in finding.reason and "330 m" in finding.reason
+    assert passage == 1
+    assert "The tower is 330 m tall."[start:end] == "330 m"
+    assert "500 m" in finding.reason
+    assert "330 m" in finding.reason
 
 
 def test_a_value_with_nothing_comparable_in_the_context_is_absent():
@@ -74,7 +76,8 @@ def test_json_tool_result_paraphrased_values_all_match():
     record = {"departure": "09:05", "gate": "B12", "duration_min": 95, "date": "2025-03-04"}
     answer = "Your flight departs at 9:05 on March 4 from gate B12 and takes 95 minutes."
     found = check([json.dumps(record)], answer)
-    assert found and all(f.verdict == "match" for f in found)
+    assert found
+    assert all(f.verdict == "match" for f in found)
 
 
 def test_a_negation_flip_conflicts_in_both_directions():
@@ -106,7 +109,9 @@ def test_adjust_caps_matches_and_raises_conflicts_only_inside_findings():
     findings = check(["Departure 09:05. Length: 330 m."], answer)
     tokens = [TokenProb(m.start(), m.end(), 0.5) for m in re.finditer(r"[\w:]+", answer)]
     out = {answer[t.start : t.end]: t.prob for t in adjust(tokens, findings)}
-    assert out["9:05"] < 0.1 and out["500"] > 0.9 and out["leaves"] == 0.5
+    assert out["9:05"] < 0.1
+    assert out["500"] > 0.9
+    assert out["leaves"] == 0.5
 
 
 def test_values_keep_exact_offsets():
@@ -142,7 +147,8 @@ def test_pipeline_reports_330_against_500_as_a_contradiction_with_evidence(lexic
         DetectionInput.build(ctx, "The Eiffel Tower is 500 m tall.", None), CONFIG, lexical
     )
     [span] = [s for s in result.spans if "500" in s.text]
-    assert span.label == "contradiction" and span.evidence.text == "It is 330 m tall."
+    assert span.label == "contradiction"
+    assert span.evidence.text == "It is 330 m tall."
     assert result.detected
 
 

@@ -7,6 +7,7 @@ workers at them through `DATABASE_URL` / `REDIS_URL`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -175,10 +176,8 @@ class PrivatePostgres:
             conn.execute(f'CREATE DATABASE "{name}"')
 
     def destroy(self) -> None:
-        try:
+        with contextlib.suppress(subprocess.SubprocessError):
             self.stop("immediate")
-        except subprocess.SubprocessError:
-            pass
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

@@ -51,5 +51,6 @@ def assert_clean_answer(call: Call, accepted: tuple[int, ...] = (200, 202)) -> N
     assert call.status == 503, (call.status, call.body)
     assert call.headers.get("content-type", "").startswith("application/problem+json")
     assert int(call.headers["retry-after"]) >= 1
-    assert call.body and call.body["type"].endswith("/unavailable")
+    assert call.body
+    assert call.body["type"].endswith("/unavailable")
     assert "Traceback" not in str(call.body)

@@ -55,7 +55,7 @@ def test_a_postgres_restart_under_load_gives_clean_answers_and_loses_nothing(
 
     def load() -> None:
         while not stop.is_set():
-            calls.append(post(api.base_url, token, eiffel, timeout=30))
+            calls.append(post(api.base_url, token, eiffel.request(), timeout=30))
             time.sleep(0.05)
 
     threads = [threading.Thread(target=load) for _ in range(3)]
@@ -90,4 +90,5 @@ def test_a_postgres_restart_under_load_gives_clean_answers_and_loses_nothing(
 
     assert wait_until(all_final, timeout=150, interval=1), _final_counts(url, accepted)[0]
     _, usage = _final_counts(url, accepted)
-    assert len(usage) == len(accepted) and set(usage.values()) == {1}
+    assert len(usage) == len(accepted)
+    assert set(usage.values()) == {1}

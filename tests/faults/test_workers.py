@@ -11,9 +11,9 @@ import pytest
 
 from tenants.models import Policy
 from tests.conftest import client_for
+from tests.fixtures.fake_llm import Reply
 from tests.fixtures.llm import configure_llm
 from tests.fixtures.workers import wait_until
-from tests.mitigation.fake_llm import Reply
 from verification.models import (
     LLMCallRecord,
     UsageRecord,
@@ -51,7 +51,9 @@ def test_a_worker_killed_mid_mitigation_completes_the_job_once(
     fake_llm.responder = responder
     env = {"TRUTHLENS_JOB_LEASE_SECONDS": "3"}
     first = start_worker(**env)
-    job_id = client_for(token).post("/v1/verifications", eiffel, format="json").json()["id"]
+    job_id = (
+        client_for(token).post("/v1/verifications", eiffel.request(), format="json").json()["id"]
+    )
     # when the worker dies while the LLM call is in flight
     assert wait_until(first_call.is_set, timeout=90), first.log()[-3000:]
     assert _job(job_id).stage == "mitigating"
@@ -68,7 +70,8 @@ def test_a_worker_killed_mid_mitigation_completes_the_job_once(
     usage = UsageRecord.objects.get(job=job)
     calls = LLMCallRecord.objects.filter(job=job).count()
     # the killed attempt's call never finished, so it is billed nowhere
-    assert usage.llm_calls == calls and calls == len(fake_llm.requests) - 1
+    assert usage.llm_calls == calls
+    assert calls == len(fake_llm.requests) - 1
 
 
 class _Receiver:
@@ -84,7 +87,7 @@ class _Receiver:
         events = self.events
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - http.server API
+            def do_POST(self):  # http.server API
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 events.append(json.loads(body)["id"])
                 self.send_response(200)
@@ -116,10 +119,10 @@ def test_webhooks_reach_a_receiver_that_was_down_exactly_once(
 ):
     # given a receiver that is down when the jobs finish
     start_worker()
-    client = client_for(tenant_a[1])
+    client = client_for(tenant_a.token)
     ids = [
         client.post(
-            "/v1/verifications", {**eiffel, "callback_url": flaky_receiver.url}, format="json"
+            "/v1/verifications", eiffel.request(callback_url=flaky_receiver.url), format="json"
         ).json()["id"]
         for _ in range(3)
     ]

@@ -67,46 +67,50 @@ def _outcome(score=0.9) -> Outcome:
 
 
 def test_only_one_claim_wins(tenant_a):
-    job = _new(tenant_a[0])
+    job = _new(tenant_a.tenant)
     assert claim(job.pk) is not None
     assert claim(job.pk) is None
 
 
 def test_a_running_job_with_an_expired_lease_can_be_claimed_again(tenant_a):
-    job = _new(tenant_a[0])
+    job = _new(tenant_a.tenant)
     claim(job.pk)
     VerificationJob.objects.filter(pk=job.pk).update(
         lease_expires_at=timezone.now() - timedelta(seconds=1)
     )
     again = claim(job.pk)
-    assert again is not None and again.attempts == 2
+    assert again is not None
+    assert again.attempts == 2
 
 
 def test_claim_more_fills_a_batch_with_other_queued_jobs(tenant_a):
-    first, *others = [_new(tenant_a[0], f"answer {i}") for i in range(4)]
+    first, *others = [_new(tenant_a.tenant, f"answer {i}") for i in range(4)]
     claim(first.pk)
     batch = claim_more(2, exclude=first.pk)
-    assert len(batch) == 2 and all(j.status == "running" for j in batch)
+    assert len(batch) == 2
+    assert all(j.status == "running" for j in batch)
     assert claim_more(5, exclude=first.pk)[0].pk == others[2].pk
 
 
 def test_completion_stores_result_spans_and_one_usage_row(tenant_a):
-    job = _new(tenant_a[0])
+    job = _new(tenant_a.tenant)
     claimed = claim(job.pk)
     assert complete_job(job.pk, claimed.attempts, _outcome())
     job.refresh_from_db()
-    assert job.status == "completed" and job.score == 0.9 and job.detected is True
+    assert job.status == "completed"
+    assert job.score == 0.9
+    assert job.detected is True
     span = DetectedSpan.objects.get(job=job)
     assert (span.evidence_passage, span.evidence_start, span.evidence_end) == (0, 0, 24)
     assert UsageRecord.objects.get(job=job).detector_tokens == 12
     assert set(job.latency_ms) == {"queue", "detect", "mitigate", "total"}
     # a verified job feeds the bandit: its reward is stored and its arm counted
     assert job.bandit_reward is not None
-    assert ModeArm.objects.get(tenant=tenant_a[0], mode="lightweight").pulls == 1
+    assert ModeArm.objects.get(tenant=tenant_a.tenant, mode="lightweight").pulls == 1
 
 
 def test_a_late_finisher_that_lost_its_lease_writes_nothing(tenant_a):
-    job = _new(tenant_a[0])
+    job = _new(tenant_a.tenant)
     first = claim(job.pk)
     VerificationJob.objects.filter(pk=job.pk).update(
         lease_expires_at=timezone.now() - timedelta(seconds=1)
@@ -121,7 +125,7 @@ def test_a_late_finisher_that_lost_its_lease_writes_nothing(tenant_a):
 
 
 def test_the_sweeper_requeues_expired_leases_and_fails_after_max_attempts(tenant_a, settings):
-    job = _new(tenant_a[0])
+    job = _new(tenant_a.tenant)
     claim(job.pk)
     VerificationJob.objects.filter(pk=job.pk).update(
         lease_expires_at=timezone.now() - timedelta(seconds=1)
@@ -135,25 +139,27 @@ def test_the_sweeper_requeues_expired_leases_and_fails_after_max_attempts(tenant
     )
     assert sweep.sweep_stuck_jobs()["failed"] == 1
     job.refresh_from_db()
-    assert job.status == "failed" and job.error_code == "too_many_attempts"
+    assert job.status == "failed"
+    assert job.error_code == "too_many_attempts"
 
 
 def test_the_sweeper_republishes_queued_jobs_nobody_took(tenant_a, settings):
-    job = _new(tenant_a[0])
+    job = _new(tenant_a.tenant)
     stale = timezone.now() - timedelta(seconds=settings.TRUTHLENS["JOB_LEASE_SECONDS"] + 5)
     VerificationJob.objects.filter(pk=job.pk).update(enqueued_at=stale)
     before = OutboxMessage.objects.filter(job=job).count()
     assert sweep.sweep_stuck_jobs()["stale_queued"] == 1
     assert OutboxMessage.objects.filter(job=job).count() == before + 1
     job.refresh_from_db()
-    assert job.status == "queued" and job.enqueued_at > stale
+    assert job.status == "queued"
+    assert job.enqueued_at > stale
     # the fresh enqueued_at keeps the next sweep from publishing it again
     assert sweep.sweep_stuck_jobs()["stale_queued"] == 0
 
 
 def test_the_relay_publishes_outbox_messages_left_behind(tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "OUTBOX_RELAY_AFTER_SECONDS": 0}
-    job = _new(tenant_a[0])  # in a test transaction the after-commit publish never ran
+    job = _new(tenant_a.tenant)  # in a test transaction the after-commit publish never ran
     assert OutboxMessage.objects.get(job=job).published_at is None
     assert sweep.relay_outbox() == 1
     assert OutboxMessage.objects.get(job=job).published_at is not None
@@ -165,7 +171,7 @@ def test_the_relay_leaves_messages_for_later_when_the_broker_is_down(
     from celery import current_app
 
     settings.TRUTHLENS = {**settings.TRUTHLENS, "OUTBOX_RELAY_AFTER_SECONDS": 0}
-    job = _new(tenant_a[0])
+    job = _new(tenant_a.tenant)
 
     def broker_down(*args, **kwargs):
         raise ConnectionRefusedError("redis down")
@@ -176,11 +182,12 @@ def test_the_relay_leaves_messages_for_later_when_the_broker_is_down(
 
 
 def test_failing_a_job_is_final_and_idempotent(tenant_a):
-    job = _new(tenant_a[0])
+    job = _new(tenant_a.tenant)
     assert fail_job(job.pk, None, "boom", "it broke")
     assert not fail_job(job.pk, None, "boom", "again")
     job.refresh_from_db()
-    assert job.status == "failed" and job.error_message == "it broke"
+    assert job.status == "failed"
+    assert job.error_message == "it broke"
 
 
 def _skipped_outcome() -> Outcome:
@@ -206,15 +213,17 @@ def test_a_skipped_verification_is_billed_at_the_skip_price_on_its_own_line(
     plan = Plan.objects.create(
         name=f"p{len(prices)}", price_per_verification={"lightweight": 0.001, **prices}
     )
-    tenant_a[0].plan = plan
-    tenant_a[0].save()
-    skipped, checked = _new(tenant_a[0], "a poem"), _new(tenant_a[0])
+    tenant_a.tenant.plan = plan
+    tenant_a.tenant.save()
+    skipped, checked = _new(tenant_a.tenant, "a poem"), _new(tenant_a.tenant)
     # when
     complete_job(skipped.pk, claim(skipped.pk).attempts, _skipped_outcome())
     complete_job(checked.pk, claim(checked.pk).attempts, _outcome())
     # then
     usage = UsageRecord.objects.get(job=skipped)
-    assert usage.mode == "skipped" and usage.price_usd == Decimal(expected)
+    assert usage.mode == "skipped"
+    assert usage.price_usd == Decimal(expected)
     assert UsageRecord.objects.get(job=checked).price_usd == Decimal("0.001")
-    lines = {line.mode: line for line in monthly_report(tenant_a[0], current_month()).by_mode}
-    assert lines["skipped"].verifications == 1 and lines["lightweight"].verifications == 1
+    lines = {line.mode: line for line in monthly_report(tenant_a.tenant, current_month()).by_mode}
+    assert lines["skipped"].verifications == 1
+    assert lines["lightweight"].verifications == 1

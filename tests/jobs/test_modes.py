@@ -35,7 +35,7 @@ def _detect(tenant, response=WRONG, mode="auto"):
 
 def test_auto_mode_is_chosen_by_thompson_sampling_among_allowed_modes(tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "BANDIT_SEED": "7"}
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     Policy.objects.create(
         tenant=tenant,
         document={"default_mode": "auto", "allowed_modes": ["lightweight", "standard"]},
@@ -48,7 +48,8 @@ def test_auto_mode_is_chosen_by_thompson_sampling_among_allowed_modes(tenant_a, 
         tenant=tenant, query_type="factual_qa", mode="standard", alpha=1, beta=50
     )
     job = _detect(tenant, response=RIGHT)
-    assert job.mode_source == "bandit" and job.mode == "lightweight"
+    assert job.mode_source == "bandit"
+    assert job.mode == "lightweight"
     assert ModeArm.objects.get(tenant=tenant, mode="lightweight").pulls == 1
 
 
@@ -56,7 +57,7 @@ def test_the_same_seed_and_job_give_the_same_choice(tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "BANDIT_SEED": "11"}
     picks = {
         mode_selection.choose(
-            tenant_a[0], "factual_qa", ["lightweight", "standard", "premium"], "k"
+            tenant_a.tenant, "factual_qa", ["lightweight", "standard", "premium"], "k"
         )
         for _ in range(5)
     }
@@ -64,7 +65,7 @@ def test_the_same_seed_and_job_give_the_same_choice(tenant_a, settings):
 
 
 def test_feedback_updates_the_arm_once_per_job(tenant_a, client_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     job = _detect(tenant, response=RIGHT, mode="lightweight")
     arm = ModeArm.objects.get(tenant=tenant, mode="lightweight")
     before = (arm.alpha, arm.beta, arm.pulls)
@@ -76,7 +77,7 @@ def test_feedback_updates_the_arm_once_per_job(tenant_a, client_a):
 
 
 def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a, fake_llm):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     Policy.objects.create(
         tenant=tenant,
         document={
@@ -86,7 +87,7 @@ def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a
     configure_llm(tenant, fake_llm)
 
     def responder(body):
-        from tests.mitigation.fake_llm import Reply
+        from tests.fixtures.fake_llm import Reply
 
         model = body["model"]
         if model == "verifier":
@@ -109,7 +110,8 @@ def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a
 
     fake_llm.responder = responder
     job = _detect(tenant, mode="premium")
-    assert job.stage == "mitigate" and job.status == "running"
+    assert job.stage == "mitigate"
+    assert job.status == "running"
     claimed = claim_mitigation(job.pk)
     assert mitigate_stage.run(claimed)
     job.refresh_from_db()
@@ -125,7 +127,7 @@ def test_premium_mode_cross_checks_and_lets_the_judge_replace_the_claim(tenant_a
 
 
 def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_llm):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     Policy.objects.create(
         tenant=tenant, document={"default_mode": "standard", "budgets": {"per_request_usd": 0.0}}
     )
@@ -134,7 +136,8 @@ def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_ll
     job = _detect(tenant, mode="standard")
     assert mitigate_stage.run(claim_mitigation(job.pk))
     job.refresh_from_db()
-    assert job.status == "completed" and job.final_response.startswith(WRONG)
+    assert job.status == "completed"
+    assert job.final_response.startswith(WRONG)
     assert "could not be fully verified" in job.final_response  # the disclaimer
     assert "budget" in job.warning.lower(), job.warning
     assert fake_llm.requests == []
@@ -144,9 +147,9 @@ def test_a_per_request_budget_stops_mitigation_before_any_call(tenant_a, fake_ll
 def test_the_cascade_sends_only_uncertain_spans_to_the_judge(tenant_a, fake_llm):
     import json as _json
 
-    from tests.mitigation.fake_llm import Reply
+    from tests.fixtures.fake_llm import Reply
 
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     # a band that covers every span the lexical detector produces, so the judge decides
     Policy.objects.create(
         tenant=tenant,
@@ -173,7 +176,8 @@ def test_the_cascade_sends_only_uncertain_spans_to_the_judge(tenant_a, fake_llm)
     tiers = {d["tier"] for d in job.cascade["decisions"]}
     assert tiers == {"llm"}
     # the judge cleared every span, so nothing is left flagged
-    assert job.detected is False and job.spans.count() == 0
+    assert job.detected is False
+    assert job.spans.count() == 0
     call = LLMCallRecord.objects.get(job=job)
     assert call.role == "cascade"
     assert job.cascade["cost_usd"] == pytest.approx(float(call.cost_usd))
@@ -185,9 +189,9 @@ def test_a_batch_looks_up_llm_settings_once_not_per_job(tenant_a, tenant_b, fake
     from django.test.utils import CaptureQueriesContext
 
     # given a batch of jobs from two tenants, one of which has an LLM
-    configure_llm(tenant_a[0], fake_llm)
+    configure_llm(tenant_a.tenant, fake_llm)
     jobs = []
-    for tenant in (tenant_a[0], tenant_a[0], tenant_b[0]):
+    for tenant in (tenant_a.tenant, tenant_a.tenant, tenant_b.tenant):
         job, _ = create_verification(
             tenant, NewVerification(context=CONTEXT, response=WRONG, mode="lightweight")
         )
@@ -200,4 +204,5 @@ def test_a_batch_looks_up_llm_settings_once_not_per_job(tenant_a, tenant_b, fake
     assert len(llm_reads) == 1, [q["sql"] for q in llm_reads]
     for job in jobs:
         job.refresh_from_db()
-        assert job.status == "completed" and job.mode == "lightweight"
+        assert job.status == "completed"
+        assert job.mode == "lightweight"

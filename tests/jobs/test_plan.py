@@ -76,7 +76,8 @@ def test_a_policy_edited_after_the_hand_off_does_not_change_the_job(tenant_a, fa
     policy.save()
     assert mitigate_stage.run(claim_mitigation(job.pk))
     job.refresh_from_db()
-    assert job.mode == "standard" and job.iterations == 1
+    assert job.mode == "standard"
+    assert job.iterations == 1
     assert len(fake_llm.requests) == 1
 
 
@@ -90,7 +91,8 @@ def test_a_job_handed_off_without_a_stored_plan_still_completes(tenant_a, fake_l
     type(job).objects.filter(pk=job.pk).update(plan=None)
     assert mitigate_stage.run(claim_mitigation(job.pk))
     job.refresh_from_db()
-    assert job.status == "completed" and job.final_response.startswith(RIGHT)
+    assert job.status == "completed"
+    assert job.final_response.startswith(RIGHT)
 
 
 def test_enqueue_stage_writes_the_outbox_row_for_the_stage_task(tenant_a):
@@ -98,7 +100,7 @@ def test_enqueue_stage_writes_the_outbox_row_for_the_stage_task(tenant_a):
     message = enqueue_stage(job.pk, JobStage.MITIGATE)
     assert (message.task, message.queue) == STAGE_TASKS[JobStage.MITIGATE]
     assert OutboxMessage.objects.filter(job=job, task="truthlens.mitigate").count() == 1
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="no task runs the stage"):
         enqueue_stage(job.pk, "mitigating")  # not a stage anything waits in
 
 

@@ -58,7 +58,7 @@ def fake_search():
     fake = FakeSearch()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - http.server API
+        def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
             fake.requests.append({"path": self.path, "body": body, "headers": dict(self.headers)})
             payload = json.dumps({"results": fake.results}).encode()

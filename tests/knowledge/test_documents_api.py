@@ -55,10 +55,12 @@ def test_each_format_is_indexed_into_passages_with_offsets(
     response = _upload(client_a, kb, name, raw, content_type)
     assert response.status_code == 202, response.json()
     doc = response.json()
-    assert doc["status"] == "queued" and doc["progress"] == 0.0
+    assert doc["status"] == "queued"
+    assert doc["progress"] == 0.0
     index_all()
     shown = client_a.get(f"/v1/knowledge-bases/{kb}/documents/{doc['id']}").json()
-    assert shown["status"] == "ready" and shown["progress"] == 1.0, shown
+    assert shown["status"] == "ready", shown
+    assert shown["progress"] == 1.0
     stored = Document.objects.get()
     assert expected in stored.text
     for p in Passage.objects.filter(document=stored):
@@ -78,17 +80,20 @@ def test_a_malformed_pdf_fails_with_a_clear_error_not_a_crash(client_a):
 def test_bad_uploads_are_refused_with_clear_4xx(client_a, tenant_a):
     kb = _kb(client_a)
     refused = _upload(client_a, kb, "x.exe", b"MZ\x90", "application/octet-stream")
-    assert refused.status_code == 400 and "unsupported file type" in str(refused.json())
+    assert refused.status_code == 400
+    assert "unsupported file type" in str(refused.json())
     empty = client_a.post(f"/v1/knowledge-bases/{kb}/documents", {}, format="json")
     assert empty.status_code == 400
     tenant = tenant_a[0]
     tenant.plan = Plan.objects.create(name="tiny", kb_max_documents=1, kb_max_document_bytes=100)
     tenant.save()
     big = _upload(client_a, kb, "big.txt", b"x " * 100, "text/plain")
-    assert big.status_code == 413 and "allows 100" in big.json()["detail"]
+    assert big.status_code == 413
+    assert "allows 100" in big.json()["detail"]
     assert _upload(client_a, kb, "a.txt", b"small", "text/plain").status_code == 202
     second = _upload(client_a, kb, "b.txt", b"small", "text/plain")
-    assert second.status_code == 403 and "at most 1 documents" in second.json()["detail"]
+    assert second.status_code == 403
+    assert "at most 1 documents" in second.json()["detail"]
     duplicate = client_a.post("/v1/knowledge-bases", {"name": "Handbook"}, format="json")
     assert duplicate.status_code == 409
 
@@ -102,7 +107,8 @@ def test_replace_reindexes_and_delete_removes_passages_at_once(client_a):
     replaced = client_a.put(
         f"/v1/knowledge-bases/{kb}/documents/{doc['id']}", {"file": file}, format="multipart"
     )
-    assert replaced.status_code == 202 and replaced.json()["version"] == 2
+    assert replaced.status_code == 202
+    assert replaced.json()["version"] == 2
     assert set(Passage.objects.values_list("pk", flat=True)) == old  # served until re-indexed
     index_all()
     texts = list(Passage.objects.values_list("text", flat=True))

@@ -50,7 +50,8 @@ def test_an_answer_is_checked_against_the_knowledge_base_with_spans_into_the_doc
     [span] = [s for s in result["spans"] if s["text"] == "1950"]
     assert span["label"] == "contradiction"
     where = span["evidence_location"]["document"]
-    assert where["document_name"] == "tower.txt" and where["knowledge_base"] == kb
+    assert where["document_name"] == "tower.txt"
+    assert where["knowledge_base"] == kb
     assert "1887" in TOWER[where["start"] : where["end"]]  # offsets into the document's text
     grounding = result["grounding"]
     assert grounding["claims_checked"] == 2  # the two sentences with figures and names
@@ -83,7 +84,8 @@ def test_one_tenants_documents_never_ground_another_tenants_answer(client_a, cli
     refused = client_b.post(
         "/v1/verifications", {"knowledge_base": kb_a, "response": WRONG}, format="json"
     )
-    assert refused.status_code == 400 and "knowledge_base" in str(refused.json())
+    assert refused.status_code == 400
+    assert "knowledge_base" in str(refused.json())
     result = _verify(client_b, knowledge_base=kb_b, response="The Eiffel Tower was built in 1950.")
     assert result["verification_status"] == "unverifiable"  # B's empty base, not A's document
     assert result["grounding"]["passages"] == []
@@ -120,7 +122,8 @@ def test_web_search_grounds_uncovered_claims_and_its_cost_is_billed(
     assert span["evidence_location"]["url"] == "https://example.org/eiffel"
     assert result["grounding"]["summary"] == "1 of 2 claims had evidence"
     usage = UsageRecord.objects.get()
-    assert usage.search_queries == 1 and usage.search_cost_usd == Decimal("0.008")
+    assert usage.search_queries == 1
+    assert usage.search_cost_usd == Decimal("0.008")
     assert usage.price_usd == Decimal("0.016")
 
 

@@ -41,7 +41,7 @@ def test_a_dominant_arm_is_chosen_almost_always():
 
 
 def test_nothing_allowed_is_an_error():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="no mode is allowed"):
         bandit.choose({}, [], random.Random(0))
 
 

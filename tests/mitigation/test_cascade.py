@@ -6,10 +6,9 @@ import json
 
 import pytest
 
+from tests.fixtures.fake_llm import Reply
 from verification.engine.mitigation.cascade import CascadeSettings, cascade
 from verification.engine.types import DetectionInput, DetectionResult, Span
-
-from .fake_llm import Reply
 
 ANSWER = "Alpha beta gamma delta."
 
@@ -38,13 +37,12 @@ def test_only_uncertain_spans_reach_the_judge(llm, client, model):
         ("delta", "encoder", False),
     ]
     prompt = llm.requests[0]["messages"][-1]["content"]
-    assert (
-        '2. "beta"' in prompt
-        and '3. "gamma"' in prompt
-        and "Alpha" not in prompt.split("check:")[1]
-    )
+    assert '2. "beta"' in prompt
+    assert '3. "gamma"' in prompt
+    assert "Alpha" not in prompt.split("check:")[1]
     assert [s.text for s in result.spans] == ["Alpha", "beta"]
-    assert result.score == pytest.approx(0.95) and result.detected
+    assert result.score == pytest.approx(0.95)
+    assert result.detected
     assert sum(d.cost_usd for d in result.decisions) == pytest.approx(result.cost_usd)
     assert result.cost_usd == pytest.approx((400 + 20 * 2) / 1e6)
 
@@ -55,7 +53,8 @@ def test_an_llm_confirmed_span_is_lifted_to_the_band_top(llm, client, model):
 
     result = cascade(DetectionInput.build(["c"], ANSWER), det, client, model("judge"))
 
-    assert result.score == pytest.approx(0.75) and result.detected
+    assert result.score == pytest.approx(0.75)
+    assert result.detected
 
 
 def test_no_uncertain_spans_means_no_call(llm, client, model):
@@ -63,7 +62,8 @@ def test_no_uncertain_spans_means_no_call(llm, client, model):
 
     result = cascade(DetectionInput.build(["c"], ANSWER), det, client, model("judge"))
 
-    assert llm.requests == [] and result.cost_usd == 0.0
+    assert llm.requests == []
+    assert result.cost_usd == 0.0
     assert result.decisions[0].tier == "encoder"
 
 

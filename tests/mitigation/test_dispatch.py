@@ -6,12 +6,11 @@ import json
 
 import pytest
 
+from tests.fixtures.fake_detection import fake_redetect
+from tests.fixtures.fake_llm import Reply
 from verification.engine.mitigation import Models, mitigate
 from verification.engine.policy import PolicyDocument
 from verification.engine.types import DetectionInput, DetectionResult
-
-from .fake_llm import Reply
-from .fakes import fake_redetect
 
 CONTEXT = ["The tower was completed in 1889."]
 WRONG = "The tower was completed in 1950."
@@ -38,7 +37,8 @@ def test_an_unverifiable_answer_is_not_touched():
 
     result = mitigate("premium", item, det, POLICY, fake_redetect)
 
-    assert result.stop_reason == "not_verified" and result.final_response == WRONG
+    assert result.stop_reason == "not_verified"
+    assert result.final_response == WRONG
 
 
 def test_lightweight_uses_the_policy_template():
@@ -56,7 +56,8 @@ def test_standard_without_an_llm_repairs_without_one():
 
     result = mitigate("standard", item, det, POLICY, fake_redetect)
 
-    assert result.mode == "repair" and result.calls == []
+    assert result.mode == "repair"
+    assert result.calls == []
     assert "no LLM configured" in result.warnings[0]
 
 
@@ -66,7 +67,8 @@ def test_premium_without_a_judge_falls_back_to_standard(llm, client, model):
 
     result = mitigate("premium", item, det, POLICY, fake_redetect, client, Models(primary=model()))
 
-    assert result.mode == "standard" and result.final_response == RIGHT
+    assert result.mode == "standard"
+    assert result.final_response == RIGHT
     assert "fell back to standard" in result.warnings[0]
 
 
@@ -78,11 +80,12 @@ def test_premium_with_models_runs_the_cross_check(llm, client, model):
 
     result = mitigate("premium", item, det, POLICY, fake_redetect, client, models)
 
-    assert result.mode == "premium" and result.final_response == RIGHT
+    assert result.mode == "premium"
+    assert result.final_response == RIGHT
 
 
 def test_auto_must_be_resolved_first():
     item, det = _given()
 
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="resolved"):
         mitigate("auto", item, det, POLICY, fake_redetect)

@@ -34,8 +34,10 @@ def test_lightweight_leaves_the_answer_and_costs_nothing():
     result = lightweight(item, _det(), 0.5)
 
     assert result.final_response == item.response
-    assert result.calls == [] and result.cost_usd == 0.0
-    assert "0.91" in result.warnings[0] and '"1950"' in result.warnings[0]
+    assert result.calls == []
+    assert result.cost_usd == 0.0
+    assert "0.91" in result.warnings[0]
+    assert '"1950"' in result.warnings[0]
 
 
 def test_headers():
@@ -70,7 +72,8 @@ def test_judge_parsing_drops_unknown_ids_and_empty_replacements():
 
     assert verdicts is not None
     assert sorted(verdicts) == [1, 3]
-    assert verdicts[1].action == "replace" and verdicts[1].replacement == "X."
+    assert verdicts[1].action == "replace"
+    assert verdicts[1].replacement == "X."
 
 
 def test_cascade_parsing_keeps_known_ids_with_a_valid_verdict():

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from tests.fixtures.fake_llm import Reply
 from verification.engine.mitigation import (
     Budget,
     BudgetExceeded,
@@ -15,8 +16,6 @@ from verification.engine.mitigation import (
     LLMRequest,
     RetryPolicy,
 )
-
-from .fake_llm import Reply
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 
@@ -31,7 +30,9 @@ def test_it_returns_the_text_and_prices_tokens_from_the_table(llm, client, model
     assert (call.prompt_tokens, call.completion_tokens) == (200, 50)
     assert call.cost_usd == pytest.approx((200 * 1.0 + 50 * 2.0) / 1e6)
     assert call.cost_source == "price_table"
-    assert call.attempts == 1 and call.error is None and call.latency_ms > 0
+    assert call.attempts == 1
+    assert call.error is None
+    assert call.latency_ms > 0
     assert llm.requests[0]["model"] == "primary"  # litellm strips the provider prefix
 
 
@@ -95,7 +96,8 @@ def test_a_stream_waits_as_long_as_retry_after_asks_and_counts_attempts(
 
     assert "".join(parts) == "streamed reply"
     assert arrivals[1] - arrivals[0] >= 0.3  # not the 10 ms the test backoff would give
-    assert call.attempts == 2 and len(llm.requests) == 2
+    assert call.attempts == 2
+    assert len(llm.requests) == 2
 
 
 def test_it_gives_up_on_5xx_after_the_retry_budget(llm, client, model):
@@ -105,7 +107,8 @@ def test_it_gives_up_on_5xx_after_the_retry_budget(llm, client, model):
         client.complete(model(), MESSAGES, role="refine")
 
     assert err.value.call.attempts == 3
-    assert err.value.call.cost_usd == 0.0 and err.value.call.error
+    assert err.value.call.cost_usd == 0.0
+    assert err.value.call.error
     assert len(llm.requests) == 3
 
 

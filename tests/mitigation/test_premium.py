@@ -6,11 +6,10 @@ import json
 
 import pytest
 
+from tests.fixtures.fake_detection import fake_redetect
+from tests.fixtures.fake_llm import Reply
 from verification.engine.mitigation import PremiumSettings, cross_check
 from verification.engine.types import DetectionInput
-
-from .fake_llm import Reply
-from .fakes import fake_redetect
 
 CONTEXT = [
     "The tower was completed in 1889. It stands in Paris.",
@@ -57,7 +56,8 @@ def test_when_models_agree_no_judge_is_called(llm, client, model):
 
     result = _run(client, model, grounded)
 
-    assert result.stop_reason == "agreement" and result.converged
+    assert result.stop_reason == "agreement"
+    assert result.converged
     assert result.final_response == grounded
     assert sorted(r["model"] for r in llm.requests) == ["verifier-a", "verifier-b"]
     assert [c.role for c in result.calls] == ["verify", "verify"]
@@ -77,7 +77,8 @@ def test_the_judge_replaces_a_disputed_claim_with_the_evidence(llm, client, mode
     result = _run(client, model, "The tower was completed in 1950. It stands in Paris.")
 
     assert result.final_response == "The tower was completed in 1889. It stands in Paris."
-    assert result.converged and result.stop_reason == "resolved"
+    assert result.converged
+    assert result.stop_reason == "resolved"
     assert [(c.kind, c.before, c.tier) for c in result.changes] == [
         ("replaced", "The tower was completed in 1950.", "judge")
     ]
@@ -139,7 +140,8 @@ def test_a_failed_judge_keeps_grounded_claims_and_qualifies_disputed_ones(llm, c
     assert [(c.kind, c.tier) for c in result.changes] == [("qualified", "fallback")]
     assert any("judge failed" in w for w in result.warnings)
     judge_calls = [c for c in result.calls if c.role == "judge"]
-    assert judge_calls[0].error and judge_calls[0].attempts == 3
+    assert judge_calls[0].error
+    assert judge_calls[0].attempts == 3
 
 
 def test_malformed_judge_json_is_handled_like_a_failure(llm, client, model):

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.fixtures.fake_detection import fake_redetect
+from tests.fixtures.fake_llm import Reply
 from verification.engine.mitigation import Budget
 from verification.engine.mitigation.refine import RefineSettings, refine
 from verification.engine.policy import PolicyDocument
 from verification.engine.types import DetectionInput
-
-from .fake_llm import Reply
-from .fakes import fake_redetect
 
 CONTEXT = ["The Eiffel Tower was completed in 1889 in Paris for the World Fair."]
 QUERY = "When and where was the Eiffel Tower completed?"
@@ -40,8 +39,10 @@ def test_it_converges_on_a_corrected_answer(llm, client, model):
 
     result = _run(client, model)
 
-    assert result.converged and result.stop_reason == "converged"
-    assert result.final_response == RIGHT and result.disclaimer is None
+    assert result.converged
+    assert result.stop_reason == "converged"
+    assert result.final_response == RIGHT
+    assert result.disclaimer is None
     assert [it.answer for it in result.iterations] == [WRONG, RIGHT]
     assert result.iterations[1].score < 0.3
 
@@ -56,8 +57,11 @@ def test_the_prompt_names_each_span_with_label_and_confidence_and_gives_the_cont
     prompt = llm.requests[0]["messages"][-1]["content"]
     assert '"1950" - contradiction, confidence 0.75' in prompt
     assert '"Lyon" - unsupported, confidence 0.75' in prompt
-    assert CONTEXT[0] in prompt and QUERY in prompt and WRONG in prompt
-    assert "Keep every grounded part" in prompt and "Return only the revised answer" in prompt
+    assert CONTEXT[0] in prompt
+    assert QUERY in prompt
+    assert WRONG in prompt
+    assert "Keep every grounded part" in prompt
+    assert "Return only the revised answer" in prompt
 
 
 def test_it_strips_what_models_wrap_around_the_answer(llm, client, model):
@@ -77,7 +81,8 @@ def test_it_stops_when_the_model_oscillates_and_keeps_the_best(llm, client, mode
     assert result.stop_reason == "oscillation"
     assert not result.converged
     assert result.final_response.startswith(half)
-    assert result.disclaimer and '"Lyon"' in result.disclaimer
+    assert result.disclaimer
+    assert '"Lyon"' in result.disclaimer
     assert result.final_response.endswith(result.disclaimer)
     assert len(llm.requests) == 2  # the third scripted answer was never asked for
 
@@ -92,13 +97,16 @@ def test_it_stops_at_max_iterations_with_the_best_answer_and_a_disclaimer(llm, c
 
     result = _run(client, model, item=item, max_iterations=3)
 
-    assert result.stop_reason == "max_iterations" and not result.converged
+    assert result.stop_reason == "max_iterations"
+    assert not result.converged
     assert len(result.iterations) == 4
     scores = [it.score for it in result.iterations]
     assert scores == sorted(scores, reverse=True)
     assert result.final_score == pytest.approx(0.5)
     assert result.final_response.startswith("The Eiffel Tower was completed in 1889 in Lyon.")
-    assert result.disclaimer and "0.50" in result.disclaimer and '"Lyon"' in result.disclaimer
+    assert result.disclaimer
+    assert "0.50" in result.disclaimer
+    assert '"Lyon"' in result.disclaimer
     assert result.final_response.endswith(result.disclaimer)
 
 
@@ -127,7 +135,8 @@ def test_it_stops_before_a_call_the_budget_cannot_pay(llm, client, model):
     result = _run(client, model, budget=budget)
 
     assert result.stop_reason == "budget"
-    assert len(llm.requests) == 1 and len(result.calls) == 1
+    assert len(llm.requests) == 1
+    assert len(result.calls) == 1
     assert budget.spent_usd == pytest.approx(result.cost_usd)
     assert result.final_response.startswith("The Eiffel Tower was completed in 1889 in Lyon.")
     assert any("budget" in w for w in result.warnings)
@@ -146,14 +155,16 @@ def test_an_llm_failure_returns_the_original_with_a_disclaimer(llm, client, mode
     result = _run(client, model)
 
     assert result.stop_reason == "llm_error"
-    assert result.final_response.startswith(WRONG) and result.disclaimer
+    assert result.final_response.startswith(WRONG)
+    assert result.disclaimer
     assert result.calls[0].error
 
 
 def test_an_answer_already_under_the_threshold_costs_nothing(llm, client, model):
     result = _run(client, model, item=_item(RIGHT))
 
-    assert result.stop_reason == "already_converged" and result.calls == []
+    assert result.stop_reason == "already_converged"
+    assert result.calls == []
     assert llm.requests == []
 
 

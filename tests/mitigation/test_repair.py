@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from tests.fixtures.fake_detection import fake_redetect
 from verification.engine.mitigation.repair import RepairSettings, evidence_value, repair
 from verification.engine.types import DetectionInput, DetectionResult, Evidence, Span
-
-from .fakes import fake_redetect
 
 Q = "(Not confirmed by the provided context) "
 
@@ -106,8 +105,11 @@ def test_it_rescores_with_the_detector_when_given_one():
     result = repair(item, det, redetect=fake_redetect)
 
     assert result.final_response == "The tower was completed in 1889."
-    assert result.final_score is not None and result.final_score < 0.5
-    assert result.converged and result.cost_usd == 0.0 and result.calls == []
+    assert result.final_score is not None
+    assert result.final_score < 0.5
+    assert result.converged
+    assert result.cost_usd == 0.0
+    assert result.calls == []
 
 
 def test_nothing_flagged_means_nothing_changed():
@@ -115,4 +117,5 @@ def test_nothing_flagged_means_nothing_changed():
 
     result = repair(item, DetectionResult("verified", 0.05, False, "low"))
 
-    assert result.final_response == "Fine answer." and result.stop_reason == "nothing_to_repair"
+    assert result.final_response == "Fine answer."
+    assert result.stop_reason == "nothing_to_repair"

@@ -6,12 +6,11 @@ import json
 
 import pytest
 
+from tests.fixtures.fake_llm import Reply
 from verification.engine import DetectionConfig, DetectionInput, LexicalDetector
 from verification.engine.mitigation import cross_check, redetector
 from verification.engine.mitigation.refine import refine
 from verification.engine.mitigation.repair import repair
-
-from .fake_llm import Reply
 
 CONTEXT = ["The Eiffel Tower was completed in 1889 in Paris for the World Fair."]
 WRONG = "The Eiffel Tower was completed in 1950 in Lyon."
@@ -27,13 +26,16 @@ def detect():
 def test_repair_fixes_a_year_and_a_place_from_the_evidence(detect):
     item = DetectionInput.build(CONTEXT, WRONG, "When and where?")
     initial = detect(item)
-    assert initial.detected and {s.label for s in initial.spans} == {"contradiction"}
+    assert initial.detected
+    assert {s.label for s in initial.spans} == {"contradiction"}
 
     result = repair(item, initial, redetect=detect)
 
     assert result.final_response == RIGHT
     assert [(c.before, c.after) for c in result.changes] == [("1950", "1889"), ("Lyon", "Paris")]
-    assert result.converged and result.final_score is not None and result.final_score < 0.5
+    assert result.converged
+    assert result.final_score is not None
+    assert result.final_score < 0.5
 
 
 def test_refine_converges_with_the_real_detector(llm, client, model, detect):
@@ -42,9 +44,11 @@ def test_refine_converges_with_the_real_detector(llm, client, model, detect):
 
     result = refine(item, detect(item), detect, client, model())
 
-    assert result.converged and result.final_response == RIGHT
+    assert result.converged
+    assert result.final_response == RIGHT
     prompt = llm.requests[0]["messages"][-1]["content"]
-    assert '"1950" - contradiction' in prompt and "the context says" in prompt
+    assert '"1950" - contradiction' in prompt
+    assert "the context says" in prompt
 
 
 def test_premium_with_the_real_detector(llm, client, model, detect):
@@ -56,5 +60,6 @@ def test_premium_with_the_real_detector(llm, client, model, detect):
 
     result = cross_check(item, detect(item), detect, client, [model("verifier-a")], model("judge"))
 
-    assert result.final_response == RIGHT and result.converged
+    assert result.final_response == RIGHT
+    assert result.converged
     assert [c.role for c in result.calls] == ["verify", "judge"]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import EIFFEL
+from tests.fixtures.examples import EIFFEL
 from verification.models import VerificationJob
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,8 @@ def _assert_problem(response, status: int) -> dict:
     assert response.status_code == status, response.content[:500]
     assert response["Content-Type"] == "application/problem+json"
     problem = response.json()
-    assert problem["status"] == status and problem["type"].startswith("https://")
+    assert problem["status"] == status
+    assert problem["type"].startswith("https://")
     assert "Traceback" not in response.content.decode(errors="replace")
     return problem
 
@@ -41,7 +42,7 @@ def test_invalid_utf8_is_400(client_a):
 
 
 @pytest.mark.parametrize(
-    "patch, field",
+    ("patch", "field"),
     [
         ({"response": ["a"]}, "response"),
         ({"response": ""}, "response"),
@@ -64,7 +65,7 @@ def test_invalid_utf8_is_400(client_a):
     ],
 )
 def test_wrong_types_and_empty_strings_are_field_errors(client_a, patch, field):
-    problem = _assert_problem(client_a.post(URL, {**EIFFEL, **patch}, format="json"), 400)
+    problem = _assert_problem(client_a.post(URL, EIFFEL.request(**patch), format="json"), 400)
     assert any(e["field"].split(".")[0] == field for e in problem["errors"]), problem
 
 
@@ -84,7 +85,7 @@ def test_wrong_types_and_empty_strings_are_field_errors(client_a, patch, field):
     ],
 )
 def test_null_bytes_anywhere_are_refused_not_500(client_a, patch):
-    _assert_problem(client_a.post(URL, {**EIFFEL, **patch}, format="json"), 400)
+    _assert_problem(client_a.post(URL, EIFFEL.request(**patch), format="json"), 400)
     assert VerificationJob.objects.count() == 0
 
 
@@ -100,13 +101,13 @@ def test_null_bytes_inside_messages_are_refused(client_a):
 
 
 def test_a_10_mb_body_is_413(client_a):
-    body = json.dumps({**EIFFEL, "context": ["x" * (10 * 1024 * 1024)]}).encode()
+    body = json.dumps(EIFFEL.request(context=["x" * (10 * 1024 * 1024)])).encode()
     _assert_problem(_raw(client_a, body), 413)
 
 
 def test_10k_passages_are_refused_with_the_limit(client_a):
     problem = _assert_problem(
-        client_a.post(URL, {**EIFFEL, "context": ["p"] * 10_000}, format="json"), 400
+        client_a.post(URL, EIFFEL.request(context=["p"] * 10_000), format="json"), 400
     )
     assert problem["errors"][0]["field"] == "context"
     assert "1000" in problem["errors"][0]["message"]

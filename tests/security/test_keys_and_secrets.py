@@ -30,7 +30,7 @@ def compare_spy(monkeypatch) -> list[tuple[str, str]]:
 
 def test_authentication_compares_the_hashed_secret_in_constant_time(tenant_a, compare_spy):
     # given a valid key
-    token = tenant_a[1]
+    token = tenant_a.token
     secret = token.split("_", 2)[2]
     # when it is used
     response = client_for(token).get("/v1/verifications")
@@ -48,24 +48,25 @@ def test_an_unknown_prefix_still_costs_one_constant_time_comparison(tenant_a, co
 
 
 def test_the_key_table_holds_no_usable_secret(tenant_a):
-    token = tenant_a[1]
+    token = tenant_a.token
     prefix, secret = keys.parse_key(token)
     with connection.cursor() as cursor:
         cursor.execute("SELECT * FROM tenants_apikey")
         raw = " ".join(str(v) for row in cursor.fetchall() for v in row)
-    assert secret not in raw and token not in raw
+    assert secret not in raw
+    assert token not in raw
     assert hashlib.sha256(secret.encode()).hexdigest() in raw
 
 
 def _raw(table: str, column: str) -> str:
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {column} FROM {table}")  # noqa: S608 - fixed names
+        cursor.execute(f"SELECT {column} FROM {table}")  # fixed names
         return str(cursor.fetchone()[0])
 
 
 def test_webhook_and_provider_secrets_are_encrypted_at_rest(tenant_a, client_a):
     # given secrets stored through the API and the models
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     created = client_a.post(
         "/v1/webhook-endpoints", {"url": "http://127.0.0.1:9/h"}, format="json"
     ).json()
@@ -76,11 +77,24 @@ def test_webhook_and_provider_secrets_are_encrypted_at_rest(tenant_a, client_a):
     raw_endpoint = _raw("tenants_webhookendpoint", "secret_encrypted")
     raw_tenant = _raw("tenants_tenant", "webhook_secret_encrypted")
     raw_llm = _raw("tenants_llmsettings", "api_key_encrypted")
-    assert created["secret"] not in raw_endpoint and raw_endpoint.startswith("gAAAA")
-    assert tenant.webhook_secret not in raw_tenant and raw_tenant.startswith("gAAAA")
-    assert "sk-live" not in raw_llm and raw_llm.startswith("gAAAA")
+    assert created["secret"] not in raw_endpoint
+    assert raw_endpoint.startswith("gAAAA")
+    assert tenant.webhook_secret not in raw_tenant
+    assert raw_tenant.startswith("gAAAA")
+    assert "sk-live" not in raw_llm
+    assert raw_llm.startswith("gAAAA")
     assert WebhookEndpoint.objects.get().secret == created["secret"]
     assert LLMSettings.objects.get().api_key == "sk-live-very-secret-provider-key"
     # and the secret is never shown again after creation
     listed = client_a.get(f"/v1/webhook-endpoints/{created['id']}").json()
     assert "secret" not in listed
+
+
+def test_generated_keys_parse_and_match_only_their_hash():
+    key = keys.generate_key()
+    prefix, secret = keys.parse_key(key.token)
+    assert prefix == key.prefix
+    assert secret == key.secret
+    assert keys.secret_matches(secret, key.secret_hash)
+    assert not keys.secret_matches(secret + "x", key.secret_hash)
+    assert keys.parse_key("tl_short_x") is None

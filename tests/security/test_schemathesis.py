@@ -26,13 +26,13 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def auth(tenant_a, monkeypatch) -> dict[str, str]:
     # a generous rate so the fuzzer measures the API, not the throttle
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     tenant.plan = Plan.objects.create(name="fuzz", rate_limit="100000/min")
     tenant.save()
     # `"wait": N` would block each example up to 30 s on a job no worker takes here;
     # waiting itself is covered by tests/workers and tests/faults.
     monkeypatch.setattr("api.views.verifications.wait_for", lambda *args, **kwargs: False)
-    return {"Authorization": f"Bearer {tenant_a[1]}"}
+    return {"Authorization": f"Bearer {tenant_a.token}"}
 
 
 @pytest.fixture(autouse=True)

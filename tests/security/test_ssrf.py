@@ -40,7 +40,7 @@ def test_internal_webhook_urls_are_refused_when_registered(client_a, no_allowed_
     endpoint = client_a.post("/v1/webhook-endpoints", {"url": url}, format="json")
     assert endpoint.status_code == 400, endpoint.json()
     assert endpoint.json()["errors"][0]["field"] == "url"
-    callback = client_a.post("/v1/verifications", {**eiffel, "callback_url": url}, format="json")
+    callback = client_a.post("/v1/verifications", eiffel.request(callback_url=url), format="json")
     assert callback.status_code == 400
     assert callback.json()["errors"][0]["field"] == "callback_url"
 
@@ -83,11 +83,11 @@ def test_dns_rebinding_at_delivery_is_refused(
     # when, at delivery, the same name resolves to an internal address
     job = VerificationJob.objects.get(
         pk=VerificationJob.parse_public_id(
-            client_a.post("/v1/verifications", eiffel, format="json").json()["id"]
+            client_a.post("/v1/verifications", eiffel.request(), format="json").json()["id"]
         )
     )
     delivery = WebhookDelivery.objects.create(
-        tenant=tenant_a[0],
+        tenant=tenant_a.tenant,
         job=job,
         url="http://rebind.example/hook",
         event_id="evt_rebind",
@@ -98,7 +98,8 @@ def test_dns_rebinding_at_delivery_is_refused(
     # then nothing was sent and the attempt says why
     assert no_network == []
     attempt = WebhookAttempt.objects.get(delivery=delivery)
-    assert attempt.status_code is None and attempt.error.startswith("refused")
+    assert attempt.status_code is None
+    assert attempt.error.startswith("refused")
     assert resolver.calls == 2
 
 
@@ -117,7 +118,7 @@ def test_redirects_are_not_followed():
     hits: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - http.server API
+        def do_POST(self):  # http.server API
             hits.append(self.path)
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
             self.send_response(307 if self.path == "/hook" else 200)
@@ -138,5 +139,6 @@ def test_redirects_are_not_followed():
         server.shutdown()
         server.server_close()
     # then the redirect is a failed attempt and its target was never called
-    assert not result.ok and result.status_code == 307
+    assert not result.ok
+    assert result.status_code == 307
     assert hits == ["/hook"]

@@ -58,7 +58,8 @@ def test_span_offsets_slice_the_answer_exactly(client_a, name):
     # when it is verified
     body, job = _verify(client_a, CONTEXT, answer)
     # then the stored answer is the one sent and every span slices it exactly
-    assert body["status"] == "completed" and body["verification_status"] == "verified", body
+    assert body["status"] == "completed", body
+    assert body["verification_status"] == "verified", body
     assert job.response == answer
     assert body["spans"], body
     for span in body["spans"]:
@@ -71,8 +72,10 @@ def test_span_offsets_slice_the_answer_exactly(client_a, name):
 def test_an_answer_in_an_unsupported_script_is_unverifiable_not_an_error(client_a, lang):
     context, answer = FOREIGN[lang]
     body, job = _verify(client_a, context, answer)
-    assert body["status"] == "completed" and body["verification_status"] == "unverifiable"
+    assert body["status"] == "completed"
+    assert body["verification_status"] == "unverifiable"
     assert f"'{lang}'" in body["reason"]
-    assert job.response == answer and job.context == context
+    assert job.response == answer
+    assert job.context == context
     for span in body["spans"]:
         assert answer[span["start"] : span["end"]] == span["text"]

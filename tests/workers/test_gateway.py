@@ -42,7 +42,8 @@ def test_the_gateway_verifies_the_upstream_answer_against_tool_messages(
     assert response["X-TruthLens-Detected"] == "true"
     assert body["usage"]["prompt_tokens"] == 20
     usage = UsageRecord.objects.get()
-    assert usage.llm_calls == 1 and LLMCallRecord.objects.get().role == "gateway"
+    assert usage.llm_calls == 1
+    assert LLMCallRecord.objects.get().role == "gateway"
 
 
 @pytest.mark.django_db
@@ -106,7 +107,8 @@ def test_streaming_forwards_chunks_then_sends_the_verdict(start_worker, tenant_a
         format="json",
         HTTP_X_TRUTHLENS_MODE="lightweight",
     )
-    assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/event-stream"
     events = _events(response)
     assert events[-1] == "[DONE]"
     chunks = [json.loads(e) for e in events[:-1]]
@@ -115,14 +117,16 @@ def test_streaming_forwards_chunks_then_sends_the_verdict(start_worker, tenant_a
     assert len(chunks) > 3  # it really arrived in pieces
     verdict = chunks[-1]["truthlens"]
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
-    assert verdict["detected"] is True and any("300" in s["text"] for s in verdict["spans"])
+    assert verdict["detected"] is True
+    assert any("300" in s["text"] for s in verdict["spans"])
     call = LLMCallRecord.objects.get()
-    assert call.prompt_tokens == 20 and call.completion_tokens == 10
+    assert call.prompt_tokens == 20
+    assert call.completion_tokens == 10
 
 
 @pytest.mark.django_db
 def test_streaming_without_context_passes_through_with_no_verdict(client_a, tenant_a, fake_llm):
-    configure_llm(tenant_a[0], fake_llm)
+    configure_llm(tenant_a.tenant, fake_llm)
     fake_llm.script("Hello there friend")
     response = client_a.post(
         "/v1/chat/completions",
@@ -136,9 +140,9 @@ def test_streaming_without_context_passes_through_with_no_verdict(client_a, tena
 
 @pytest.mark.django_db
 def test_an_upstream_failure_is_a_503_problem(client_a, tenant_a, fake_llm):
-    from tests.mitigation.fake_llm import Reply
+    from tests.fixtures.fake_llm import Reply
 
-    configure_llm(tenant_a[0], fake_llm)
+    configure_llm(tenant_a.tenant, fake_llm)
     fake_llm.script(*[Reply(status=500)] * 5)
     response = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
     assert response.status_code == 503

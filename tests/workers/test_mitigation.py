@@ -28,18 +28,21 @@ def test_standard_mode_refines_the_answer_with_the_tenants_llm(
     fake_llm.script(CORRECTED)
     start_worker()
     # when
-    response = client_for(token).post("/v1/verifications", {**eiffel, "wait": 30}, format="json")
+    response = client_for(token).post("/v1/verifications", eiffel.request(wait=30), format="json")
     # then the answer comes back corrected, with its trajectory and costs recorded
     assert response.status_code == 200, response.json()
     body = response.json()
-    assert body["mode"] == "standard" and body["mode_source"] == "policy"
+    assert body["mode"] == "standard"
+    assert body["mode_source"] == "policy"
     assert body["detected"] is True
     assert body["final_response"] == CORRECTED
     assert body["iterations"] >= 1
     assert response["X-TruthLens-Iterations"] == str(body["iterations"])
     job = _job(body["id"])
     calls = list(LLMCallRecord.objects.filter(job=job))
-    assert len(calls) >= 1 and calls[0].prompt_tokens == 20 and calls[0].completion_tokens == 10
+    assert len(calls) >= 1
+    assert calls[0].prompt_tokens == 20
+    assert calls[0].completion_tokens == 10
     usage = UsageRecord.objects.get(job=job)
     assert usage.llm_calls == len(calls)
     assert usage.provider_cost_usd == sum(c.cost_usd for c in calls)
@@ -63,7 +66,8 @@ def test_standard_mode_without_an_llm_repairs_from_the_evidence(start_worker, te
         "wait": 30,
     }
     body = client_for(token).post("/v1/verifications", payload, format="json").json()
-    assert body["status"] == "completed" and body["detected"] is True
+    assert body["status"] == "completed"
+    assert body["detected"] is True
     assert body["final_response"] != payload["response"]
     assert "650" not in body["final_response"]
     assert LLMCallRecord.objects.count() == 0

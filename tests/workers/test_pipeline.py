@@ -33,9 +33,11 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
     worker = start_worker(
         PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prom"), TRUTHLENS_WORKER_METRICS_PORT=str(port)
     )
-    client = client_for(tenant_a[1])
+    client = client_for(tenant_a.token)
     # when
-    created = client.post("/v1/verifications", eiffel, format="json", HTTP_X_REQUEST_ID="req-e2e-1")
+    created = client.post(
+        "/v1/verifications", eiffel.request(), format="json", HTTP_X_REQUEST_ID="req-e2e-1"
+    )
     # then
     assert created.status_code in (200, 202)
     job_id = created.json()["id"]
@@ -43,7 +45,8 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
     response = client.get(f"/v1/verifications/{job_id}")
     body = response.json()
     assert body["verification_status"] == "verified"
-    assert body["detected"] is True and body["score"] >= body["threshold"]
+    assert body["detected"] is True
+    assert body["score"] >= body["threshold"]
     assert any(s["text"] == "1950" or "1950" in s["text"] for s in body["spans"])
     assert body["warning"]
     assert response["X-TruthLens-Detected"] == "true"
@@ -67,16 +70,17 @@ def test_a_job_goes_from_queued_to_completed_with_spans(start_worker, tenant_a, 
 
     assert wait_until(lambda: bool(finished_lines()), timeout=10)
     finished = finished_lines()
-    assert finished and finished[0]["job_id"] == job_id
+    assert finished
+    assert finished[0]["job_id"] == job_id
     assert finished[0]["request_id"] == "req-e2e-1"
-    assert finished[0]["tenant_id"] == str(tenant_a[0].pk)
-    assert eiffel["response"] not in worker.log()  # answer texts stay out of logs
+    assert finished[0]["tenant_id"] == str(tenant_a.tenant.pk)
+    assert eiffel.response not in worker.log()  # answer texts stay out of logs
 
 
 def test_wait_blocks_until_the_job_is_done(start_worker, tenant_a, eiffel):
     start_worker()
-    response = client_for(tenant_a[1]).post(
-        "/v1/verifications", {**eiffel, "wait": 30}, format="json"
+    response = client_for(tenant_a.token).post(
+        "/v1/verifications", eiffel.request(wait=30), format="json"
     )
     assert response.status_code == 200
     assert response.json()["status"] == "completed"
@@ -86,7 +90,11 @@ def test_a_worker_killed_mid_task_does_not_lose_the_job(start_worker, tenant_a, 
     # given a worker that stalls in the first attempt, with a short lease
     env = {"TRUTHLENS_FAULT_DETECT_SLEEP_SECONDS": "60", "TRUTHLENS_JOB_LEASE_SECONDS": "3"}
     first = start_worker(**env)
-    job_id = client_for(tenant_a[1]).post("/v1/verifications", eiffel, format="json").json()["id"]
+    job_id = (
+        client_for(tenant_a.token)
+        .post("/v1/verifications", eiffel.request(), format="json")
+        .json()["id"]
+    )
     assert wait_until(lambda: _job(job_id).status == "running", timeout=30)
     # when the worker dies without acking and a new one starts
     first.kill()
@@ -106,7 +114,7 @@ def test_a_webhook_is_signed_and_retried_after_a_500(start_worker, tenant_a, eif
     # when
     job_id = (
         client_for(token)
-        .post("/v1/verifications", {**eiffel, "callback_url": receiver.url}, format="json")
+        .post("/v1/verifications", eiffel.request(callback_url=receiver.url), format="json")
         .json()["id"]
     )
     # then it is delivered on the second attempt, with a valid signature
@@ -114,7 +122,8 @@ def test_a_webhook_is_signed_and_retried_after_a_500(start_worker, tenant_a, eif
     last = receiver.received[-1]
     assert signing.verify(tenant.webhook_secret, last.body, last.headers["X-TruthLens-Signature"])
     event = json.loads(last.body)
-    assert event["type"] == "verification.completed" and event["data"]["id"] == job_id
+    assert event["type"] == "verification.completed"
+    assert event["data"]["id"] == job_id
     assert event["id"].startswith("evt_")
     delivery = WebhookDelivery.objects.get()
     assert wait_until(lambda: WebhookDelivery.objects.get().status == "succeeded", timeout=10)

@@ -119,7 +119,7 @@ def _per_model(tenant_id: int, start: dt.datetime, end: dt.datetime) -> list[Mod
         WHERE u.tenant_id = %s AND u.created_at >= %s AND u.created_at < %s
           AND jsonb_typeof(u.per_model) = 'object' AND jsonb_typeof(m.value) = 'object'
         GROUP BY m.key ORDER BY m.key
-    """  # noqa: S608 - the table name is ours, values are parameters
+    """  # the table name is ours, values are parameters
     with connection.cursor() as cursor:
         cursor.execute(sql, [tenant_id, start, end])
         rows = cursor.fetchall()

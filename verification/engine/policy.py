@@ -123,7 +123,7 @@ class Decision(_Strict):
     name: str = Field(min_length=1, max_length=100)
     priority: int = 0
     rules: Rules = Field(default_factory=Rules)
-    modelRefs: list[str] = Field(default_factory=list)  # noqa: N815 - DESIGN §5 spelling
+    modelRefs: list[str] = Field(default_factory=list)  # DESIGN §5 spelling
     plugins: list[Plugin] = Field(default_factory=list)
 
 

@@ -28,7 +28,6 @@ class Route(NamedTuple):
 
 DETECT = Route("truthlens.detect", "detect")
 MITIGATE = Route("truthlens.mitigate", "mitigate")
-DELIVER_WEBHOOK = Route("truthlens.deliver_webhook", "webhooks")
 
 #: The stage a job waits in -> the task that runs it.
 STAGE_TASKS = {JobStage.DETECT: DETECT, JobStage.MITIGATE: MITIGATE}
@@ -66,15 +65,4 @@ def publish_outbox(message_id: int) -> bool:
     OutboxMessage.objects.filter(pk=message_id, published_at__isnull=True).update(
         published_at=timezone.now()
     )
-    return True
-
-
-def enqueue_webhook(delivery_id: int) -> bool:
-    try:
-        current_app.send_task(
-            DELIVER_WEBHOOK.task, args=[delivery_id], queue=DELIVER_WEBHOOK.queue, retry=False
-        )
-    except (KombuOperationalError, RedisError, OSError) as exc:
-        log.warning("broker unavailable, webhook %s left for the dispatcher: %s", delivery_id, exc)
-        return False
     return True

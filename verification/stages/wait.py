@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 
@@ -56,7 +57,5 @@ def wait_for(job_id: str, timeout_s: float, is_done) -> bool:
             time.sleep(min(remaining, 1.0))
     finally:
         if pubsub is not None:
-            try:
+            with contextlib.suppress(redis.RedisError):
                 pubsub.close()
-            except redis.RedisError:
-                pass

@@ -13,18 +13,36 @@ import random
 import secrets
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis.exceptions import RedisError
 
 from observability import metrics
 
 from ..models import VerificationJob, WebhookAttempt, WebhookDelivery
 from ..serializers import VerificationSerializer
-from ..stages.enqueue import enqueue_webhook
 from . import delivery as transport
 
 log = logging.getLogger(__name__)
+
+TASK_DELIVER = "truthlens.deliver_webhook"
+QUEUE_DELIVER = "webhooks"
+
+
+def enqueue_webhook(delivery_id: int) -> bool:
+    """Send one delivery to the webhook queue; False (left for the dispatcher) when the
+    broker is unreachable."""
+    try:
+        current_app.send_task(TASK_DELIVER, args=[delivery_id], queue=QUEUE_DELIVER, retry=False)
+    except (KombuOperationalError, RedisError, OSError) as exc:
+        log.warning("broker unavailable, webhook %s left for the dispatcher: %s", delivery_id, exc)
+        return False
+    return True
+
+
 SENDING_LEASE = timedelta(minutes=2)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..modes import mode_spec
+from ..modes import AUTO, mode_spec
 from ..policy import PolicyDocument
 from ..types import DetectionInput, DetectionResult
 from .llm import Budget, LLMClient, ModelConfig
@@ -75,7 +75,9 @@ def mitigate(
     default to the policy's own. Answers that pass (`score < threshold`) or were
     not verified come back unchanged with stop_reason "passed" / "not_verified".
     """
-    spec = mode_spec(mode)  # before anything else: "auto" must be resolved by now
+    if mode == AUTO:
+        raise ValueError("mode must be resolved before mitigation, got 'auto'")
+    spec = mode_spec(mode)
     limit = policy.threshold if threshold is None else threshold
     if detection.status != "verified" or detection.score is None:
         return passthrough(item, detection, "not_verified")

@@ -34,8 +34,8 @@ from .llm_types import (  # re-exported: callers import them from here too
 # Without this litellm fetches its price map from GitHub at import time; workers are offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import litellm  # noqa: E402 - must follow the environment default above
-from tenacity import (  # noqa: E402
+import litellm  # must follow the environment default above
+from tenacity import (
     RetryCallState,
     Retrying,
     retry_if_exception,

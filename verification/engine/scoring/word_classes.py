@@ -12,28 +12,93 @@ from __future__ import annotations
 
 LOOSE: dict[str, frozenset[str]] = {
     "colour": frozenset(
-        "red orange yellow green blue purple violet pink brown grey gray black white "
-        "amber turquoise beige".split()
+        [
+            "red",
+            "orange",
+            "yellow",
+            "green",
+            "blue",
+            "purple",
+            "violet",
+            "pink",
+            "brown",
+            "grey",
+            "gray",
+            "black",
+            "white",
+            "amber",
+            "turquoise",
+            "beige",
+        ]
     ),
     "weather": frozenset(
-        "sunny cloudy overcast rainy snowy foggy windy stormy showery hazy drizzly "
-        "thunderstorms showers snow rain fog sleet hail".split()
+        [
+            "sunny",
+            "cloudy",
+            "overcast",
+            "rainy",
+            "snowy",
+            "foggy",
+            "windy",
+            "stormy",
+            "showery",
+            "hazy",
+            "drizzly",
+            "thunderstorms",
+            "showers",
+            "snow",
+            "rain",
+            "fog",
+            "sleet",
+            "hail",
+        ]
     ),
-    "weekday": frozenset("monday tuesday wednesday thursday friday saturday sunday".split()),
+    "weekday": frozenset(
+        ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    ),
     "frequency": frozenset(
-        "hourly daily nightly weekly fortnightly monthly quarterly yearly annually biweekly".split()
+        [
+            "hourly",
+            "daily",
+            "nightly",
+            "weekly",
+            "fortnightly",
+            "monthly",
+            "quarterly",
+            "yearly",
+            "annually",
+            "biweekly",
+        ]
     ),
 }
 CLAUSE_ONLY: dict[str, frozenset[str]] = {
-    "extent": frozenset("full half partial double triple quarter".split()),
-    "season": frozenset("spring summer autumn winter".split()),
-    "ordinal": frozenset("second third fourth fifth sixth seventh eighth ninth tenth".split()),
-    "material": frozenset(
-        "iron steel wood wooden concrete glass plastic aluminium aluminum copper bronze "
-        "brick stone marble".split()
+    "extent": frozenset(["full", "half", "partial", "double", "triple", "quarter"]),
+    "season": frozenset(["spring", "summer", "autumn", "winter"]),
+    "ordinal": frozenset(
+        ["second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
     ),
-    "transport": frozenset("bus train tram car taxi ferry plane flight bicycle subway".split()),
-    "gender": frozenset("male female".split()),
+    "material": frozenset(
+        [
+            "iron",
+            "steel",
+            "wood",
+            "wooden",
+            "concrete",
+            "glass",
+            "plastic",
+            "aluminium",
+            "aluminum",
+            "copper",
+            "bronze",
+            "brick",
+            "stone",
+            "marble",
+        ]
+    ),
+    "transport": frozenset(
+        ["bus", "train", "tram", "car", "taxi", "ferry", "plane", "flight", "bicycle", "subway"]
+    ),
+    "gender": frozenset(["male", "female"]),
 }
 _ALL = LOOSE | CLAUSE_ONLY
 _CLASS_OF = {word: name for name, members in _ALL.items() for word in members}

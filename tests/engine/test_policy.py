@@ -65,7 +65,8 @@ def test_invalid_documents_are_rejected_with_paths():
     with pytest.raises(ValidationError) as err:
         PolicyDocument.model_validate({"threshold": 3, "decisions": [{"name": "a"}, {"name": "a"}]})
     locs = {tuple(e["loc"]) for e in err.value.errors()}
-    assert ("threshold",) in locs and ("decisions",) in locs
+    assert ("threshold",) in locs
+    assert ("decisions",) in locs
 
 
 def test_a_warning_template_with_unknown_fields_is_rejected():

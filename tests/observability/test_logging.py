@@ -40,7 +40,8 @@ def test_secrets_are_masked_in_messages():
     logger, lines = _capture()
     logger.warning("key %s and %s", "tl_abcdefgh_SuperSecretValue123456", "whsec_abcdef123")
     message = json.loads(lines[0])["message"]
-    assert "SuperSecret" not in message and "abcdef123" not in message
+    assert "SuperSecret" not in message
+    assert "abcdef123" not in message
     assert "tl_abcdefgh_[REDACTED]" in message
     assert redact("Authorization: Bearer abc.def") == "Authorization: Bearer [REDACTED]"
 
@@ -51,7 +52,8 @@ def test_the_api_echoes_the_request_id_and_mints_one_when_missing(client_a):
         client_a.get("/v1/verifications", HTTP_X_REQUEST_ID="abc-123")["X-Request-Id"] == "abc-123"
     )
     minted = client_a.get("/v1/verifications", HTTP_X_REQUEST_ID="bad id!")["X-Request-Id"]
-    assert minted != "bad id!" and len(minted) == 32
+    assert minted != "bad id!"
+    assert len(minted) == 32
 
 
 @pytest.mark.django_db
@@ -61,4 +63,5 @@ def test_metrics_require_the_token_when_configured(settings):
     settings.METRICS_TOKEN = "s3cret"
     assert APIClient().get("/metrics").status_code == 401
     ok = APIClient().get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret")
-    assert ok.status_code == 200 and b"truthlens_queue_depth" in ok.content
+    assert ok.status_code == 200
+    assert b"truthlens_queue_depth" in ok.content

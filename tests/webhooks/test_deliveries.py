@@ -24,7 +24,7 @@ def _job(tenant, callback_url=""):
 
 
 def test_deliveries_go_to_the_callback_and_to_subscribed_endpoints_only(tenant_a):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     wanted = WebhookEndpoint(
         tenant=tenant, url="http://127.0.0.1:9/a", events=["verification.completed"]
     )
@@ -48,12 +48,12 @@ def test_deliveries_go_to_the_callback_and_to_subscribed_endpoints_only(tenant_a
 
 
 def test_a_job_without_targets_creates_no_deliveries(tenant_a):
-    assert webhooks.create_deliveries(_job(tenant_a[0]), "verification.completed") == []
+    assert webhooks.create_deliveries(_job(tenant_a.tenant), "verification.completed") == []
     assert not WebhookDelivery.objects.exists()
 
 
 def test_an_endpoint_delivery_is_signed_with_the_endpoints_secret(tenant_a, receiver):
-    tenant = tenant_a[0]
+    tenant = tenant_a.tenant
     endpoint = WebhookEndpoint(tenant=tenant, url=receiver.url)
     secret = endpoint.set_new_secret()
     endpoint.save()
@@ -67,12 +67,13 @@ def test_an_endpoint_delivery_is_signed_with_the_endpoints_secret(tenant_a, rece
 def test_a_failed_attempt_is_logged_and_rescheduled_with_backoff(tenant_a, receiver):
     receiver.responses = [503]
     [delivery_id] = webhooks.create_deliveries(
-        _job(tenant_a[0], receiver.url), "verification.completed"
+        _job(tenant_a.tenant, receiver.url), "verification.completed"
     )
     before = timezone.now()
     assert webhooks.attempt_delivery(delivery_id) == WebhookDelivery.PENDING
     delivery = WebhookDelivery.objects.get(pk=delivery_id)
-    assert delivery.next_attempt_at > before and delivery.last_status_code == 503
+    assert delivery.next_attempt_at > before
+    assert delivery.last_status_code == 503
     assert WebhookAttempt.objects.get(delivery=delivery).error == "HTTP 503"
     # not due yet: a second attempt right away is not claimed
     assert webhooks.attempt_delivery(delivery_id) is None
@@ -81,7 +82,7 @@ def test_a_failed_attempt_is_logged_and_rescheduled_with_backoff(tenant_a, recei
 def test_it_gives_up_after_the_retry_window(tenant_a, receiver):
     receiver.responses = [500]
     [delivery_id] = webhooks.create_deliveries(
-        _job(tenant_a[0], receiver.url), "verification.completed"
+        _job(tenant_a.tenant, receiver.url), "verification.completed"
     )
     WebhookDelivery.objects.filter(pk=delivery_id).update(
         created_at=timezone.now() - timedelta(days=2)
@@ -92,11 +93,12 @@ def test_it_gives_up_after_the_retry_window(tenant_a, receiver):
 def test_a_url_that_turned_internal_is_refused_at_delivery(tenant_a, settings):
     settings.TRUTHLENS = {**settings.TRUTHLENS, "WEBHOOK_ALLOWED_HOSTS": []}
     [delivery_id] = webhooks.create_deliveries(
-        _job(tenant_a[0], "http://127.0.0.1:9/x"), "verification.completed"
+        _job(tenant_a.tenant, "http://127.0.0.1:9/x"), "verification.completed"
     )
     webhooks.attempt_delivery(delivery_id)
     attempt = WebhookAttempt.objects.get(delivery_id=delivery_id)
-    assert attempt.status_code is None and attempt.error.startswith("refused")
+    assert attempt.status_code is None
+    assert attempt.error.startswith("refused")
 
 
 def test_backoff_grows_exponentially_up_to_the_cap(settings):
@@ -106,5 +108,7 @@ def test_backoff_grows_exponentially_up_to_the_cap(settings):
         "WEBHOOK_RETRY_MAX_DELAY_SECONDS": 100,
     }
     delays = [webhooks.backoff_seconds(n) for n in (1, 2, 3, 10)]
-    assert 8 <= delays[0] <= 12 and 16 <= delays[1] <= 24 and 32 <= delays[2] <= 48
+    assert 8 <= delays[0] <= 12
+    assert 16 <= delays[1] <= 24
+    assert 32 <= delays[2] <= 48
     assert delays[3] <= 120

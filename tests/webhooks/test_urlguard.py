@@ -37,7 +37,8 @@ def test_malformed_or_odd_urls_are_refused(url):
 
 def test_a_public_address_is_accepted_and_pinned():
     checked = check_url("https://8.8.8.8/hook")
-    assert checked.address == "8.8.8.8" and checked.port == 443
+    assert checked.address == "8.8.8.8"
+    assert checked.port == 443
 
 
 def test_one_internal_answer_among_public_ones_is_enough_to_refuse(monkeypatch):

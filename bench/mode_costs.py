@@ -1,6 +1,6 @@
 """Latency and cost per mitigation mode against the local fake provider (not a test).
 
-    python -m tests.mitigation.mode_costs [--runs 20] [--delay-ms 0]
+    python bench/mode_costs.py [--runs 20] [--delay-ms 0]
 
 Runs each mode on the same hallucinated answer with the real lexical detection
 pipeline and the real litellm client pointed at `fake_llm`. The fake reports
@@ -16,22 +16,19 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from verification.engine import DetectionConfig, DetectionInput, LexicalDetector  # noqa: E402
-from verification.engine.mitigation import (  # noqa: E402
-    LLMClient,
-    ModelConfig,
-    cross_check,
-    lightweight,
-    redetector,
-    refine,
-    repair,
-)
-
-from .fake_llm import FakeLLM, Reply  # noqa: E402
+from tests.fixtures.fake_llm import FakeLLM, Reply
+from verification.engine import DetectionConfig, DetectionInput, LexicalDetector
+from verification.engine.mitigation import LLMClient, ModelConfig, cross_check, redetector
+from verification.engine.mitigation.lightweight import lightweight
+from verification.engine.mitigation.refine import refine
+from verification.engine.mitigation.repair import repair
 
 CONTEXT = [
     "The Eiffel Tower was completed in 1889 in Paris for the World Fair. It is 330 metres "

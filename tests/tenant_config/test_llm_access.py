@@ -4,8 +4,8 @@ from dataclasses import replace
 
 import pytest
 
+from tests.fixtures.fake_llm import Reply
 from tests.fixtures.llm import FAKE_PRICE, configure_llm
-from tests.mitigation.fake_llm import Reply
 from verification.engine.mitigation import LLMError
 from verification.tenant_config import client_for, model_config
 
@@ -15,7 +15,7 @@ from verification.tenant_config import client_for, model_config
 def test_the_tenant_max_retries_bounds_the_upstream_attempts(
     tenant_a, fake_llm, max_retries, requests
 ):
-    llm = configure_llm(tenant_a[0], fake_llm)
+    llm = configure_llm(tenant_a.tenant, fake_llm)
     llm.max_retries = max_retries
     llm.save()
     fake_llm.script(*[Reply(status=503)] * 4, "never reached")
@@ -31,7 +31,7 @@ def test_the_tenant_max_retries_bounds_the_upstream_attempts(
 
 @pytest.mark.django_db
 def test_the_tenant_price_table_prices_its_calls(tenant_a, fake_llm):
-    llm = configure_llm(tenant_a[0], fake_llm)
+    llm = configure_llm(tenant_a.tenant, fake_llm)
     fake_llm.script("hello")
     reply = client_for(llm).complete(
         model_config(llm, "openai/primary"), [{"role": "user", "content": "hi"}], role="refine"

@@ -1,0 +1,206 @@
+"""Knowledge-base retrieval: recall of the gold evidence, and latency at 10k and 1M passages.
+
+    python bench/retrieval.py [--limit N] [--million] [--queries 200]
+
+Retrieval set (training data only): every WiCE claim (`wice_tokens` train + dev) with
+supporting sentences is a query; its cited page, one sentence per paragraph, is a
+document, and a hit is a retrieved passage that holds one of the gold supporting
+sentences. Distractor documents: the knowledge snippets of `begin/dev` and
+`faithdial_audit/test` (the training sets' contexts) and HaluEval QA knowledge,
+up to 10 000 passages in all. Printed: recall@5 and @20 (and of the full-text
+candidates alone), and search latency p50/p95 over the claims.
+
+`--million` then adds 1 000 000 generated passages (each 3 to 6 sentences drawn at
+random from the real corpus's sentences, seed 13; embeddings are random unit
+vectors, as only the candidates' embeddings are read) to the same knowledge base
+and measures latency again. Needs a migrated database (DATABASE_URL, as the
+service); it works in its own tenant, `bench-retrieval`, deleted first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import django  # noqa: E402
+
+django.setup()
+
+import numpy as np  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+
+from bench.kb_corpus import _insert, fresh_tenant, index_texts  # noqa: E402
+from knowledge.models import KnowledgeBase  # noqa: E402
+from knowledge.retrieval import candidates, search  # noqa: E402
+from verification.engine.text.embeddings import get_encoder  # noqa: E402
+
+DATA = Path(os.environ.get("TRUTHLENS_DATA_DIR", ROOT.parent / "shared" / "data"))
+TARGET_PASSAGES = 10_000
+
+
+def wice() -> list[dict]:
+    rows = []
+    for split in ("train", "dev"):
+        for line in (DATA / "wice_tokens" / f"{split}.jsonl").open():
+            r = json.loads(line)
+            gold = sorted({i for group in r["supporting_sentences"] for i in group})
+            if gold:
+                rows.append({**r, "gold": gold, "name": f"wice-{split}-{len(rows)}"})
+    return rows
+
+
+def distractors() -> list[tuple[str, str]]:
+    out, seen = [], set()
+    for f in ("begin/dev.jsonl", "faithdial_audit/test.jsonl"):
+        for line in (DATA / f).open():
+            text = json.loads(line)["context"].strip()
+            if text and text not in seen:
+                seen.add(text)
+                out.append((f"{f}:{len(out)}", text))
+    for line in (DATA / "halueval" / "qa.jsonl").open():
+        text = json.loads(line)["knowledge"].strip()
+        if text and text not in seen:
+            seen.add(text)
+            out.append((f"halueval:{len(out)}", text))
+    return out
+
+
+def _percentiles(ms: list[float]) -> tuple[float, float]:
+    ms = sorted(ms)
+    return statistics.median(ms), ms[min(len(ms) - 1, int(0.95 * len(ms)))]
+
+
+def measure(tenant, kb, queries, gold_of, k_values=(5, 20)) -> dict:
+    hits = {k: 0 for k in k_values}
+    fts_hits = 0
+    times = []
+    for q in queries:
+        started = time.perf_counter()
+        found = search(tenant.pk, [kb.pk], q["claim"], k=max(k_values))
+        times.append((time.perf_counter() - started) * 1000)
+        gold = gold_of(q)
+        for k in k_values:
+            hits[k] += any(h.passage_id in gold for h in found[:k])
+        fts_hits += any(pid in gold for pid in candidates(tenant.pk, [kb.pk], q["claim"]))
+    p50, p95 = _percentiles(times)
+    n = len(queries)
+    return {
+        "queries": n,
+        **{f"recall@{k}": round(hits[k] / n, 4) for k in k_values},
+        "fts_candidates_recall@50": round(fts_hits / n, 4),
+        "p50_ms": round(p50, 1),
+        "p95_ms": round(p95, 1),
+    }
+
+
+def add_million(tenant, kb, sentences: list[str], n: int, seed: int = 13) -> None:
+    from knowledge.models import Document
+
+    rng = random.Random(seed)
+    doc = Document.objects.create(
+        tenant=tenant, knowledge_base=kb, name="generated", content_type="text/plain",
+        size_bytes=0, sha256="", raw=b"", language="en", status="ready",
+    )  # fmt: skip
+    started = time.monotonic()
+    vec_rng = np.random.default_rng(seed)
+    batch = 10_000
+    for offset in range(0, n, batch):
+        rows = []
+        vecs = vec_rng.standard_normal((batch, 384)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        for i in range(batch):
+            text = " ".join(rng.choice(sentences) for _ in range(rng.randint(3, 6)))
+            rows.append(
+                (
+                    doc.pk,
+                    tenant.pk,
+                    kb.pk,
+                    offset + i,
+                    0,
+                    len(text),
+                    text,
+                    "english",
+                    vecs[i].tobytes(),
+                )
+            )
+        _insert(rows)
+        if (offset // batch) % 10 == 0:
+            print(f"   {offset + batch} generated passages, {time.monotonic() - started:.0f} s")
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE knowledge_passage")
+    print(f"   {n} passages added in {time.monotonic() - started:.0f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--limit", type=int, default=None, help="use only the first N WiCE claims")
+    p.add_argument("--million", action="store_true", help="also measure latency at 1M passages")
+    p.add_argument("--queries", type=int, default=200, help="claims timed at 1M passages")
+    p.add_argument("--json", type=Path, default=None)
+    args = p.parse_args(argv)
+    call_command("migrate", verbosity=0)
+    encoder = get_encoder()
+    tenant = fresh_tenant("bench-retrieval")
+    kb = KnowledgeBase.objects.create(tenant=tenant, name="bench")
+    claims = wice()[: args.limit]
+    print(f"== indexing {len(claims)} WiCE pages + distractors")
+    docs = index_texts(
+        tenant, kb, [(c["name"], "\n\n".join(c["evidence"])) for c in claims], encoder.encode
+    )
+    gold_passages = []
+    for c, doc in zip(claims, docs, strict=True):
+        offsets, pos = [], 0
+        for sentence in c["evidence"]:
+            offsets.append((pos, pos + len(sentence)))
+            pos += len(sentence) + 2
+        spans = [offsets[i] for i in c["gold"] if i < len(offsets)]
+        gold_passages.append(
+            {pid for pid, s, e in doc.passages if any(s <= a and b <= e for a, b in spans)}
+        )
+    total = sum(len(d.passages) for d in docs)
+    extra = []
+    for name, text in distractors():
+        if total >= TARGET_PASSAGES:
+            break
+        extra.append((name, text))
+        total += max(1, len(text.split()) // 120)
+    index_texts(tenant, kb, extra, encoder.encode)
+    n_passages = kb.documents.model.objects.filter(knowledge_base=kb).count()
+    from knowledge.models import Passage
+
+    n_passages = Passage.objects.filter(knowledge_base=kb).count()
+    gold_by_claim = {c["claim"]: g for c, g in zip(claims, gold_passages, strict=True)}
+    print(f"== {n_passages} passages; {len(claims)} claims")
+    small = measure(tenant, kb, claims, lambda q: gold_by_claim[q["claim"]])
+    print(json.dumps({"passages": n_passages, **small}, indent=2))
+    results = {"small": {"passages": n_passages, **small}}
+    if args.million:
+        sentences = [s for c in claims for s in c["evidence"] if len(s.split()) >= 5]
+        add_million(tenant, kb, sentences, 1_000_000)
+        n_passages = Passage.objects.filter(knowledge_base=kb).count()
+        big = measure(tenant, kb, claims[: args.queries], lambda q: gold_by_claim[q["claim"]])
+        print(json.dumps({"passages": n_passages, **big}, indent=2))
+        results["million"] = {"passages": n_passages, **big}
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
