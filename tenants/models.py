@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
@@ -43,7 +44,10 @@ class Plan(models.Model):
         default=10 * 1024 * 1024, help_text="bytes per uploaded document"
     )
     search_price_markup = models.DecimalField(
-        max_digits=6, decimal_places=3, default=1.2, help_text="on web search provider cost"
+        max_digits=6,
+        decimal_places=3,
+        default=Decimal("1.2"),
+        help_text="on web search provider cost",
     )
 
     def __str__(self) -> str:

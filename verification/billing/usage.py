@@ -33,7 +33,7 @@ def price_for(
         return Decimal(0)
     per_mode = Decimal(str((plan.price_per_verification or {}).get(billed_as(job), 0)))
     tokens = Decimal(job.detector_tokens) / Decimal(1000) * plan.price_per_1k_detector_tokens
-    search = search_cost * plan.search_price_markup
+    search = search_cost * Decimal(str(plan.search_price_markup))
     return per_mode + tokens + provider_cost * plan.llm_markup + search
 
 
