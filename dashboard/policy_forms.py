@@ -18,6 +18,7 @@ from verification.engine.types import QUERY_TYPES
 MODES = [(name, name) for name in MODE_NAMES]
 MODES_AUTO = [*MODES, (AUTO, "auto (Thompson sampling)")]
 CONDITION_TYPES = ("query_type", "domain", "keyword")
+SEARCH_SOURCES = [("knowledge_base", "your knowledge base"), ("web", "web search")]
 
 
 def _num(min_value: float, max_value: float | None = None, step: str = "any", required=True):
@@ -74,8 +75,30 @@ class GlobalSettingsForm(forms.Form):
     premium_require_consensus = forms.BooleanField(required=False)
     budget_per_request_usd = _num(0, required=False)
     budget_monthly_usd = _num(0, required=False)
+    fact_check_search_sources = forms.MultipleChoiceField(
+        label="Search sources",
+        required=False,
+        choices=SEARCH_SOURCES,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Where to look for evidence when an answer comes without a context.",
+    )
+    fact_check_knowledge_base = forms.CharField(
+        label="Default knowledge base",
+        required=False,
+        max_length=40,
+        help_text="Its id (kb_…) or name; used when a request names none.",
+    )
+    fact_check_max_queries = _int(1, 50)
+    fact_check_max_queries.label = "Searches per answer"
+    fact_check_verify_threshold = _num(0, 1, required=False)
+    fact_check_verify_threshold.label = "Threshold against retrieved evidence"
+    fact_check_verify_threshold.help_text = "Empty: the policy threshold."
 
     FIELD_PATHS = {
+        ("fact_check", "search_sources"): "fact_check_search_sources",
+        ("fact_check", "knowledge_base"): "fact_check_knowledge_base",
+        ("fact_check", "max_queries"): "fact_check_max_queries",
+        ("fact_check", "verify_threshold"): "fact_check_verify_threshold",
         ("standard", "max_iterations"): "standard_max_iterations",
         ("standard", "convergence_threshold"): "standard_convergence_threshold",
         ("premium", "verification_models"): "premium_verification_models",
@@ -106,6 +129,10 @@ class GlobalSettingsForm(forms.Form):
             "premium_require_consensus": doc.premium.require_consensus,
             "budget_per_request_usd": doc.budgets.per_request_usd,
             "budget_monthly_usd": doc.budgets.monthly_usd,
+            "fact_check_search_sources": doc.fact_check.search_sources,
+            "fact_check_knowledge_base": doc.fact_check.knowledge_base or "",
+            "fact_check_max_queries": doc.fact_check.max_queries,
+            "fact_check_verify_threshold": doc.fact_check.verify_threshold,
         }
 
     def to_document(self) -> dict[str, Any]:
@@ -133,6 +160,12 @@ class GlobalSettingsForm(forms.Form):
             "budgets": {
                 "per_request_usd": d["budget_per_request_usd"],
                 "monthly_usd": d["budget_monthly_usd"],
+            },
+            "fact_check": {
+                "search_sources": list(d["fact_check_search_sources"]),
+                "knowledge_base": d["fact_check_knowledge_base"].strip() or None,
+                "max_queries": d["fact_check_max_queries"],
+                "verify_threshold": d["fact_check_verify_threshold"],
             },
         }
 
@@ -165,6 +198,14 @@ class DecisionForm(forms.Form):
     threshold = _num(0, 1, required=False)
     max_iterations = _int(1, 10, required=False)
     require_disclaimer = forms.BooleanField(required=False)
+    search_sources = forms.MultipleChoiceField(
+        required=False,
+        choices=SEARCH_SOURCES,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None ticked: the global search sources.",
+    )
+    max_queries = _int(1, 50, required=False)
+    verify_threshold = _num(0, 1, required=False)
 
     def clean_conditions(self) -> list[dict[str, str]]:
         out = []
@@ -196,6 +237,9 @@ class DecisionForm(forms.Form):
             "threshold": conf.threshold if conf else None,
             "max_iterations": conf.max_iterations if conf else None,
             "require_disclaimer": conf.require_disclaimer if conf else False,
+            "search_sources": (conf.search_sources or []) if conf else [],
+            "max_queries": conf.max_queries if conf else None,
+            "verify_threshold": conf.verify_threshold if conf else None,
         }
 
     def to_decision(self) -> dict[str, Any]:
@@ -214,6 +258,9 @@ class DecisionForm(forms.Form):
                         "threshold": d["threshold"],
                         "max_iterations": d["max_iterations"],
                         "require_disclaimer": d["require_disclaimer"],
+                        "search_sources": list(d["search_sources"]) or None,
+                        "max_queries": d["max_queries"],
+                        "verify_threshold": d["verify_threshold"],
                     },
                 }
             ],

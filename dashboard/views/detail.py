@@ -5,7 +5,9 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.urls import reverse
 
+from verification.actions.feedback import record_feedback
 from verification.models import Feedback, UsageRecord, VerificationJob
 
 from .. import job_detail
@@ -29,7 +31,48 @@ def _job(scope, public_id: str) -> VerificationJob:
 
 def _labelled(job: VerificationJob, passages: list) -> list[tuple[str, list]]:
     ids = job.passage_ids if isinstance(job.passage_ids, list) else []
-    return [(str(ids[i]) if i < len(ids) else str(i + 1), segs) for i, segs in enumerate(passages)]
+    refs = _refs(job)
+    labels = [
+        refs[i].get("document_name") or refs[i].get("url") if i < len(refs) else None
+        for i in range(len(passages))
+    ]
+    return [
+        (labels[i] or (str(ids[i]) if i < len(ids) else str(i + 1)), segs)
+        for i, segs in enumerate(passages)
+    ]
+
+
+def _refs(job: VerificationJob) -> list[dict]:
+    """Where each passage of a job checked against a knowledge base (or the web) came from."""
+    return (job.grounding or {}).get("passages") or []
+
+
+def _context(job: VerificationJob) -> list[str]:
+    return list(job.context or []) or [ref.get("text", "") for ref in _refs(job)]
+
+
+def _link_spans(job: VerificationJob, spans: list) -> None:
+    """`span.source_link`: the document passage (or web page) its evidence is in."""
+    refs = _refs(job)
+    for span in spans:
+        span.source_link = span.source_name = None
+        i = span.evidence_passage
+        if i is None or not 0 <= i < len(refs):
+            continue
+        ref = refs[i]
+        if ref.get("kind") == "passage":
+            start = ref["start"] + (span.evidence_start or 0)
+            end = ref["start"] + (span.evidence_end or 0)
+            url = reverse(
+                "dashboard:knowledge-document", args=[ref["knowledge_base"], ref["document"]]
+            )
+            span.source_link = f"{url}?start={start}&end={end}#evidence"
+            span.source_name = ref["document_name"]
+        elif ref.get("kind") == "web" and str(ref.get("url", "")).startswith(
+            ("https://", "http://")
+        ):
+            # a search provider's URL: linked only when it is a web address (no javascript:)
+            span.source_link, span.source_name = ref["url"], ref.get("title") or ref["url"]
 
 
 @tenant_view(edit=True)
@@ -37,11 +80,14 @@ def detail(request, scope, public_id: str):
     job = _job(scope, public_id)
     form = FeedbackForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        Feedback.objects.create(job=job, tenant=scope.tenant, **form.cleaned_data)
+        record_feedback(
+            job, scope.tenant, form.cleaned_data["outcome"], form.cleaned_data["comment"]
+        )
         messages.success(request, "Thanks, your feedback was recorded.")
         return redirect("dashboard:verification", public_id=job.public_id)
 
     spans = list(job.spans.filter(iteration=0))  # later iterations are in mitigation steps
+    _link_spans(job, spans)
     answer = numbered_segments(job.response, spans)
     usage = UsageRecord.objects.filter(job=job).first()
     latency = job.latency_ms or {}
@@ -60,7 +106,8 @@ def detail(request, scope, public_id: str):
             "spans": spans,
             "answer": answer,
             "final_differs": bool(job.final_response) and job.final_response != job.response,
-            "passages": _labelled(job, passages_with_evidence(job.context, spans)),
+            "passages": _labelled(job, passages_with_evidence(_context(job), spans)),
+            "grounding": job.grounding,
             "mitigation": job_detail.mitigation(list(job.mitigation_steps.all())),
             "usage": usage,
             "per_model": sorted((usage.per_model or {}).items()) if usage else [],

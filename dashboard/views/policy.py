@@ -60,7 +60,8 @@ def editor(request, scope):
             and not f.cleaned_data.get("DELETE")
             and (i < decisions.initial_form_count() or f.has_changed())
         ]
-        document = settings_form.to_document()
+        # Start from the stored policy, so settings the form does not show survive a save.
+        document = {**doc.model_dump(), **settings_form.to_document()}
         document["decisions"] = [decisions.forms[i].to_decision() for i in kept]
         try:
             validated = PolicyDocument.model_validate(document)

@@ -78,6 +78,10 @@ def editor_post(doc: PolicyDocument, **overrides) -> dict:
         "premium_max_iterations": doc.premium.max_iterations,
         "budget_per_request_usd": doc.budgets.per_request_usd or "",
         "budget_monthly_usd": doc.budgets.monthly_usd or "",
+        "fact_check_search_sources": doc.fact_check.search_sources,
+        "fact_check_knowledge_base": doc.fact_check.knowledge_base or "",
+        "fact_check_max_queries": doc.fact_check.max_queries,
+        "fact_check_verify_threshold": doc.fact_check.verify_threshold or "",
         "decisions-TOTAL_FORMS": len(doc.decisions) + 1,
         "decisions-INITIAL_FORMS": len(doc.decisions),
         "decisions-MIN_NUM_FORMS": 0,
@@ -103,6 +107,11 @@ def editor_post(doc: PolicyDocument, **overrides) -> dict:
                 if conf and conf.threshold is not None
                 else "",
                 f"decisions-{i}-max_iterations": conf.max_iterations or "" if conf else "",
+                f"decisions-{i}-search_sources": (conf.search_sources or []) if conf else [],
+                f"decisions-{i}-max_queries": (conf.max_queries or "") if conf else "",
+                f"decisions-{i}-verify_threshold": conf.verify_threshold
+                if conf and conf.verify_threshold is not None
+                else "",
             }
         )
         if conf is None or conf.enabled:
@@ -310,3 +319,30 @@ def test_test_box_reports_unknown_decision(client, owner_a, settings):
         },
     )
     assert "no decision of that name" in response.content.decode()
+
+
+def test_the_editor_keeps_settings_it_does_not_show_and_saves_fact_checking(
+    client, owner_a, tenant_a
+):
+    tenant = tenant_a.tenant
+    doc = PolicyDocument.model_validate(
+        {**RICH, "cascade": {"enabled": True, "low": 0.2, "high": 0.8}}
+    )
+    save_policy(tenant, owner_a, doc, PolicyChange.EDITOR)
+    client.force_login(owner_a)
+    body = editor_post(
+        doc,
+        fact_check_search_sources=["knowledge_base", "web"],
+        fact_check_knowledge_base="Handbook",
+        fact_check_max_queries="3",
+        fact_check_verify_threshold="0.4",
+        **{"decisions-0-max_queries": "2", "decisions-0-search_sources": ["web"]},
+    )
+    assert client.post(reverse("dashboard:policy"), body).status_code == 302
+    saved = current_document(tenant)
+    assert saved.cascade == doc.cascade  # not on the form, and not lost by a save
+    assert saved.fact_check.search_sources == ["knowledge_base", "web"]
+    assert saved.fact_check.knowledge_base == "Handbook"
+    assert (saved.fact_check.max_queries, saved.fact_check.verify_threshold) == (3, 0.4)
+    conf = saved.decisions[0].plugins[0].configuration
+    assert (conf.search_sources, conf.max_queries) == (["web"], 2)

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from dashboard import urls as dashboard_urls
+from knowledge.models import Document, KnowledgeBase
 from tenants.models import ApiKey
 from verification.models import Feedback, WebhookDelivery
 
@@ -17,7 +18,15 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
     key = ApiKey.objects.filter(tenant=tenant_a.tenant).first()
-    return {"job": job_a, "key": key, "endpoint": endpoint_a, "delivery": delivery_a}
+    kb = KnowledgeBase.objects.create(tenant=tenant_a.tenant, name="A's base")
+    doc = Document.objects.create(
+        tenant=tenant_a.tenant, knowledge_base=kb, name="a.txt", content_type="text/plain",
+        size_bytes=1, sha256="", raw=b"x", text="x", status="ready",
+    )  # fmt: skip
+    return {
+        "job": job_a, "key": key, "endpoint": endpoint_a, "delivery": delivery_a, "kb": kb,
+        "doc": doc,
+    }  # fmt: skip
 
 
 # name -> (kwargs from tenant A's objects, methods)
@@ -29,6 +38,15 @@ OBJECT_URLS = {
     "endpoint-delete": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
     "delivery": (lambda o: {"pk": o["delivery"].pk}, ("get",)),
     "delivery-replay": (lambda o: {"pk": o["delivery"].pk}, ("post",)),
+    "knowledge-base": (lambda o: {"kb_id": o["kb"].public_id}, ("get", "post")),
+    "knowledge-document": (
+        lambda o: {"kb_id": o["kb"].public_id, "doc_id": o["doc"].public_id},
+        ("get",),
+    ),
+    "knowledge-document-delete": (
+        lambda o: {"kb_id": o["kb"].public_id, "doc_id": o["doc"].public_id},
+        ("post",),
+    ),
 }
 TENANT_PAGES = {
     "overview": {},
@@ -39,6 +57,7 @@ TENANT_PAGES = {
     "policy-history": {},
     "policy-test": {},
     "modes": {},
+    "knowledge": {},
     "keys": {},
     "webhooks": {},
     "billing": {},
@@ -46,7 +65,7 @@ TENANT_PAGES = {
     "billing-csv": "month",
     "billing-json": "month",
 }
-EDIT_POSTS = ["policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate"]
+EDIT_POSTS = ["policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate", "knowledge"]
 OTHER = {"login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate"}
 
 

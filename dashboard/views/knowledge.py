@@ -1,0 +1,107 @@
+"""Knowledge bases: create, upload documents, watch indexing, read a document at a passage."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from knowledge import actions
+from knowledge.ids import parse_doc_id, parse_kb_id
+from knowledge.models import Document, KnowledgeBase
+
+from ..scoping import tenant_view
+
+
+class NewBaseForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    description = forms.CharField(max_length=500, required=False)
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(help_text="Plain text, Markdown, HTML or PDF (with a text layer).")
+
+
+@tenant_view(edit=True)
+def bases(request, scope):
+    form = NewBaseForm(request.POST or None)
+    if request.method == "POST" and scope.can_edit and form.is_valid():
+        try:
+            kb = actions.create_knowledge_base(
+                scope.tenant, form.cleaned_data["name"], form.cleaned_data["description"]
+            )
+        except (actions.LimitExceeded, actions.DuplicateName) as exc:
+            form.add_error("name", str(exc))
+        else:
+            messages.success(request, f"Knowledge base “{kb.name}” created.")
+            return redirect("dashboard:knowledge-base", kb_id=kb.public_id)
+    listing = scope.filter(KnowledgeBase.objects.all()).order_by("name")
+    return render(
+        request,
+        "dashboard/knowledge_bases.html",
+        {"nav": "knowledge", "form": form, "bases": listing},
+    )
+
+
+def _kb(scope, kb_id: str) -> KnowledgeBase:
+
+    return scope.get_or_404(KnowledgeBase.objects.all(), pk=parse_kb_id(kb_id))
+
+
+@tenant_view(edit=True)
+def base(request, scope, kb_id: str):
+    kb = _kb(scope, kb_id)
+    form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and scope.can_edit and form.is_valid():
+        f = form.cleaned_data["file"]
+        try:
+            doc = actions.add_document(kb, actions.Upload(f.name, f.content_type or "", f.read()))
+        except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
+            form.add_error("file", str(exc))
+        else:
+            messages.success(request, f"“{doc.name}” uploaded; indexing has started.")
+            return redirect("dashboard:knowledge-base", kb_id=kb.public_id)  # no re-post
+    documents = Document.objects.filter(knowledge_base=kb).defer("raw", "text")
+    return render(
+        request,
+        "dashboard/knowledge_base.html",
+        {"nav": "knowledge", "kb": kb, "form": form, "documents": documents.order_by("name")},
+    )
+
+
+@require_POST
+@tenant_view(edit=True)
+def delete_document(request, scope, kb_id: str, doc_id: str):
+    kb = _kb(scope, kb_id)
+    doc = scope.get_or_404(Document.objects.filter(knowledge_base=kb), pk=parse_doc_id(doc_id))
+    actions.delete_document(doc)
+    messages.success(request, f"“{doc.name}” deleted; its passages no longer match any search.")
+    return redirect("dashboard:knowledge-base", kb_id=kb.public_id)
+
+
+@tenant_view(edit=False)
+def document(request, scope, kb_id: str, doc_id: str):
+    """The document's text, with `?start=&end=` (offsets in it) marked: where evidence points."""
+    kb = _kb(scope, kb_id)
+    doc = scope.get_or_404(
+        Document.objects.filter(knowledge_base=kb).defer("raw"), pk=parse_doc_id(doc_id)
+    )
+    text = doc.text
+    try:
+        start = max(0, min(len(text), int(request.GET.get("start", ""))))
+        end = max(start, min(len(text), int(request.GET.get("end", ""))))
+    except ValueError:
+        start = end = 0
+    return render(
+        request,
+        "dashboard/knowledge_document.html",
+        {
+            "nav": "knowledge",
+            "kb": kb,
+            "doc": doc,
+            "before": text[:start],
+            "marked": text[start:end],
+            "after": text[end:],
+        },
+    )
