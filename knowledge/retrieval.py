@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 from django.db import connection
@@ -19,6 +20,8 @@ from .models import Document, Passage
 from .text_search import CONFIGS, FALLBACK, config_for, or_query, query_terms
 
 CANDIDATES = 50
+MAX_RANKED = 2000  # matches ranked per query (see `_ranked`)
+PAIR_TERMS = 10  # the claim's first content words whose pairs make the selective query
 _KNOWN = set(CONFIGS.values()) | {FALLBACK}
 
 
@@ -43,6 +46,30 @@ def configs_of(knowledge_bases: Sequence[uuid.UUID]) -> list[str]:
     return sorted({config_for(lang) for lang in languages} & _KNOWN) or [FALLBACK]
 
 
+def _ranked(
+    tenant_id: int, knowledge_bases: Sequence[uuid.UUID], configs: list[str], query: str, limit: int
+) -> list[int]:
+    """Passage ids matching the tsquery `query`, best `ts_rank_cd` first. At most
+    `MAX_RANKED` matches are ranked, so a query of common words stays fast at scale."""
+    # Config names come from the fixed `_KNOWN` set, never from input: safe to inline.
+    match = " OR ".join(f"(p.config = '{c}' AND p.tsv @@ to_tsquery('{c}', %s))" for c in configs)
+    rank = (
+        "CASE m.config "
+        + " ".join(f"WHEN '{c}' THEN ts_rank_cd(m.tsv, to_tsquery('{c}', %s))" for c in configs)
+        + " END"
+    )
+    sql = (
+        f"SELECT m.id FROM (SELECT p.id, p.config, p.tsv FROM knowledge_passage p "
+        f"WHERE p.tenant_id = %s AND p.knowledge_base_id = ANY(%s) AND ({match}) LIMIT %s) m "
+        f"ORDER BY {rank} DESC LIMIT %s"
+    )
+    params = [tenant_id, list(knowledge_bases), *[query] * len(configs), MAX_RANKED]
+    params += [*[query] * len(configs), limit]
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return [row[0] for row in cur.fetchall()]
+
+
 def candidates(
     tenant_id: int,
     knowledge_bases: Sequence[uuid.UUID],
@@ -50,33 +77,23 @@ def candidates(
     limit: int = CANDIDATES,
     configs: Sequence[str] | None = None,
 ) -> list[int]:
-    """Passage ids matching any content word of `text`, best full-text rank first."""
+    """Passage ids sharing content words with `text`, best full-text rank first:
+    first those with two or more of its words (selective even in a large corpus),
+    then, when they are too few, those with any one."""
     terms = query_terms(text)
     if not terms or not knowledge_bases:
         return []
-    configs = [c for c in (configs or configs_of(knowledge_bases)) if c in _KNOWN]
-    query = or_query(terms)
-    # Config names come from the fixed `_KNOWN` set, never from input: safe to inline.
-    match = " OR ".join(f"(p.config = '{c}' AND p.tsv @@ to_tsquery('{c}', %s))" for c in configs)
-    rank = (
-        "CASE p.config "
-        + " ".join(f"WHEN '{c}' THEN ts_rank_cd(p.tsv, to_tsquery('{c}', %s))" for c in configs)
-        + " END"
-    )
-    sql = (
-        f"SELECT p.id FROM knowledge_passage p WHERE p.tenant_id = %s "
-        f"AND p.knowledge_base_id = ANY(%s) AND ({match}) ORDER BY {rank} DESC LIMIT %s"
-    )
-    params = [
-        tenant_id,
-        list(knowledge_bases),
-        *[query] * len(configs),
-        *[query] * len(configs),
-        limit,
-    ]
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        return [row[0] for row in cur.fetchall()]
+    chosen = [c for c in (configs or configs_of(knowledge_bases)) if c in _KNOWN]
+    found: list[int] = []
+    if len(terms) >= 2:
+        pairs = combinations(terms[:PAIR_TERMS], 2)
+        found = _ranked(
+            tenant_id, knowledge_bases, chosen, " | ".join(f"({a} & {b})" for a, b in pairs), limit
+        )
+    if len(found) < limit:
+        more = _ranked(tenant_id, knowledge_bases, chosen, or_query(terms), limit)
+        found += [pid for pid in more if pid not in set(found)][: limit - len(found)]
+    return found
 
 
 def _embed(texts: list[str]) -> np.ndarray:
