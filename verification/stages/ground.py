@@ -94,11 +94,23 @@ def ground(job: VerificationJob, plan: JobPlan) -> Grounding | None:
         web = WebSearchSettings.objects.filter(tenant_id=job.tenant_id).first()
     if kb is None and web is None:
         return None
+    return gather(job.tenant_id, job.response, plan.max_queries, kb, web)
+
+
+def gather(
+    tenant_id: int,
+    answer: str,
+    max_queries: int,
+    kb: KnowledgeBase | None = None,
+    web: WebSearchSettings | None = None,
+) -> Grounding:
+    """Search evidence for each checkable claim of `answer` (at most `max_queries`
+    searches): the knowledge base first, the web for claims it did not cover."""
     g = Grounding(sources=[s for s, on in (("knowledge_base", kb), ("web", web)) if on])
     if kb is not None and not kb.documents.filter(status=DocumentStatus.READY).exists():
         g.errors.append(f"knowledge base {kb.public_id} has no indexed documents")
-    budget = plan.max_queries
-    for claim in checkable_claims(job.response):
+    budget = max_queries
+    for claim in checkable_claims(answer):
         entry: dict[str, Any] = {
             "start": claim.start,
             "end": claim.end,
@@ -113,7 +125,7 @@ def ground(job: VerificationJob, plan: JobPlan) -> Grounding | None:
             continue
         if kb is not None:
             budget -= 1
-            for hit in kb_search(job.tenant_id, [kb.pk], claim.text, k=PER_CLAIM):
+            for hit in kb_search(tenant_id, [kb.pk], claim.text, k=PER_CLAIM):
                 if hit.similarity < MIN_SIMILARITY:
                     continue
                 index = _add(
