@@ -8,6 +8,8 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
+from knowledge import actions as kb_actions
+from knowledge.models import KnowledgeBase
 from tenants.models import ApiKey, Tenant
 
 DEMO_REQUEST = {
@@ -19,6 +21,38 @@ DEMO_REQUEST = {
     "response": "The Eiffel Tower was built in 1950 and is 330 metres tall.",
     "wait": 20,
 }
+#: The demo tenant's knowledge base: answers without a context are checked against it.
+DEMO_DOCUMENTS = {
+    "eiffel-tower.md": (
+        "# The Eiffel Tower\n\nThe Eiffel Tower is a wrought-iron lattice tower on the Champ de "
+        "Mars in Paris. It was designed by the engineering company of Gustave Eiffel and built "
+        "from 1887 to 1889 as the entrance arch of the 1889 World's Fair.\n\nThe tower is 330 "
+        "metres tall. It was the tallest man-made structure in the world until the Chrysler "
+        "Building in New York was finished in 1930."
+    ),
+    "returns-policy.txt": (
+        "Returns policy. Items can be returned within 30 days of delivery with the original "
+        "receipt. Items on sale cannot be returned. Refunds are issued to the original payment "
+        "method within 5 business days."
+    ),
+}
+DEMO_KB_REQUEST = {
+    "query": "Can I return a sale item?",
+    "response": "Yes, sale items can be returned within 30 days with the receipt.",
+    "wait": 20,
+}
+
+
+def demo_knowledge_base(tenant: Tenant) -> KnowledgeBase:
+    """The demo handbook, with its documents queued for indexing the first time."""
+    kb, created = KnowledgeBase.objects.get_or_create(
+        tenant=tenant, name="Demo handbook", defaults={"description": "make run's demo documents"}
+    )
+    if created:
+        for name, text in DEMO_DOCUMENTS.items():
+            kind = "text/markdown" if name.endswith(".md") else "text/plain"
+            kb_actions.add_document(kb, kb_actions.Upload(name, kind, text.encode()))
+    return kb
 
 
 class Command(BaseCommand):
@@ -35,6 +69,7 @@ class Command(BaseCommand):
                 revoked_at=timezone.now()
             )
             _, token = ApiKey.issue(tenant, name="demo")
+            kb = demo_knowledge_base(tenant)
         base = settings.TRUTHLENS["PUBLIC_BASE_URL"].rstrip("/")
         body = json.dumps(DEMO_REQUEST)
         self.stdout.write(
@@ -43,5 +78,10 @@ class Command(BaseCommand):
             "Try it:\n"
             f"  curl -s -X POST {base}/v1/verifications \\\n"
             f"    -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' \\\n"
-            f"    -d {shlex.quote(body)}\n"
+            f"    -d {shlex.quote(body)}\n\n"
+            "Check an answer that came without a context against the demo knowledge base\n"
+            f"({kb.public_id}; its documents are indexed by the worker once it runs):\n"
+            f"  curl -s -X POST {base}/v1/verifications \\\n"
+            f"    -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' \\\n"
+            f"    -d {shlex.quote(json.dumps({**DEMO_KB_REQUEST, 'knowledge_base': kb.public_id}))}\n"
         )
