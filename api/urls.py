@@ -3,7 +3,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from .views.billing import BillingReportView
 from .views.gateway import ChatCompletions
-from .views.knowledge import DocumentDetail, DocumentList, KnowledgeBaseDetail, KnowledgeBaseList
+from .views.knowledge import (
+    DocumentDetail,
+    DocumentList,
+    KnowledgeBaseDetail,
+    KnowledgeBaseList,
+    WebSearchView,
+)
 from .views.usage import UsageView
 from .views.verifications import VerificationDetail, VerificationFeedback, VerificationListCreate
 from .views.webhooks import WebhookEndpointDetail, WebhookEndpointList, WebhookEndpointRotate
@@ -24,6 +30,7 @@ urlpatterns = [
         DocumentDetail.as_view(),
         name="kb-document",
     ),
+    path("web-search", WebSearchView.as_view(), name="web-search"),
     path("usage", UsageView.as_view(), name="usage"),
     path("billing/reports/<str:month>", BillingReportView.as_view(), name="billing-report"),
     path("chat/completions", ChatCompletions.as_view(), name="chat-completions"),

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from tenants.models import Tenant
 
-from .models import Document, DocumentStatus, KnowledgeBase
+from .models import Document, DocumentStatus, KnowledgeBase, WebSearchSettings
 from .parsing import file_format
 from .queueing import enqueue_index
 
@@ -134,3 +134,19 @@ def delete_document(doc: Document) -> None:
 
 def delete_knowledge_base(kb: KnowledgeBase) -> None:
     KnowledgeBase.objects.filter(pk=kb.pk).delete()
+
+
+def save_web_search(tenant: Tenant, fields: dict) -> WebSearchSettings:
+    """Create or update the tenant's provider; a new key replaces the old one in one
+    write, so requests never see the provider without a key."""
+    fields = dict(fields)
+    key = fields.pop("api_key", None)
+    with transaction.atomic():
+        config = WebSearchSettings.objects.select_for_update().filter(tenant=tenant).first()
+        config = config or WebSearchSettings(tenant=tenant)
+        for name, value in fields.items():
+            setattr(config, name, value)
+        if key:
+            config.api_key = key
+        config.save()
+    return config

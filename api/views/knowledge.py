@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import parsers, serializers, status
@@ -11,7 +12,8 @@ from rest_framework.response import Response
 
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
-from knowledge.models import Document, KnowledgeBase
+from knowledge.models import Document, KnowledgeBase, WebSearchSettings
+from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..errors import Conflict
 from ..parsers import BoundedJSONParser
@@ -231,4 +233,67 @@ class DocumentDetail(_KnowledgeView):
     @extend_schema(responses={204: None})
     def delete(self, request, kb_id: str, doc_id: str):
         actions.delete_document(self.get_doc(kb_id, doc_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class WebSearchSerializer(serializers.ModelSerializer):
+    """The tenant's web search provider; the key is write-only (never shown again)."""
+
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=False)
+    has_key = serializers.SerializerMethodField()
+
+    class Meta:
+        model = WebSearchSettings
+        fields = [
+            "provider", "api_base", "api_key", "has_key", "price_per_query_usd",
+            "timeout_seconds", "max_results",
+        ]  # fmt: skip
+        extra_kwargs = {
+            "timeout_seconds": {"min_value": 0.5, "max_value": 60},
+            "max_results": {"min_value": 1, "max_value": 20},
+            "price_per_query_usd": {"min_value": 0},
+        }
+
+    def get_has_key(self, obj: WebSearchSettings) -> bool:
+        return bool(obj.api_key_encrypted)
+
+    def validate_api_base(self, value: str) -> str:
+        if value:
+            try:
+                check_url(value, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
+            except UnsafeUrl as exc:
+                raise ValidationError(str(exc)) from exc
+        return value
+
+
+class WebSearchView(TenantScopedView):
+    """`GET`/`PUT`/`DELETE /v1/web-search`: the provider that grounds uncovered claims."""
+
+    serializer_class = WebSearchSerializer
+    http_method_names = ["get", "put", "delete", "options"]
+
+    def base_queryset(self):
+        return WebSearchSettings.objects.all()
+
+    def _current(self) -> WebSearchSettings:
+        found = self.get_queryset().first()
+        if found is None:
+            raise Http404("No web search provider is configured.")
+        return found
+
+    def get(self, request):
+        return Response(WebSearchSerializer(self._current()).data)
+
+    def put(self, request):
+        current = self.get_queryset().first()
+        data = WebSearchSerializer(current, data=request.data)
+        data.is_valid(raise_exception=True)
+        if current is None and "api_key" not in data.validated_data:
+            raise ValidationError({"api_key": ["a new provider needs its API key."]})
+        saved = actions.save_web_search(self.tenant, data.validated_data)
+        return Response(WebSearchSerializer(saved).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request):
+        self._current().delete()
         return Response(status=status.HTTP_204_NO_CONTENT)

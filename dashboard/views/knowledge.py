@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
-from knowledge.models import Document, KnowledgeBase
+from knowledge.models import Document, KnowledgeBase, WebSearchSettings
+from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..scoping import tenant_view
 
@@ -19,14 +21,47 @@ class NewBaseForm(forms.Form):
     description = forms.CharField(max_length=500, required=False)
 
 
+class WebSearchForm(forms.ModelForm):
+    api_key = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Stored encrypted and never shown again; leave empty to keep the current key.",
+    )
+
+    class Meta:
+        model = WebSearchSettings
+        fields = ["provider", "api_base", "price_per_query_usd", "max_results"]
+
+    def clean_api_base(self) -> str:
+        value = self.cleaned_data["api_base"]
+        if value:
+            try:
+                check_url(value, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
+            except UnsafeUrl as exc:
+                raise forms.ValidationError(str(exc)) from exc
+        return value
+
+
 class UploadForm(forms.Form):
     file = forms.FileField(help_text="Plain text, Markdown, HTML or PDF (with a text layer).")
 
 
 @tenant_view(edit=True)
 def bases(request, scope):
-    form = NewBaseForm(request.POST or None)
-    if request.method == "POST" and scope.can_edit and form.is_valid():
+    current = WebSearchSettings.objects.filter(tenant=scope.tenant).first()
+    is_search = request.method == "POST" and "provider" in request.POST
+    search_form = WebSearchForm(request.POST if is_search else None, instance=current)
+    if is_search and search_form.is_valid():
+        fields = {name: search_form.cleaned_data[name] for name in WebSearchForm.Meta.fields}
+        key = search_form.cleaned_data["api_key"]
+        if current is None and not key:
+            search_form.add_error("api_key", "A new provider needs its API key.")
+        else:
+            actions.save_web_search(scope.tenant, {**fields, **({"api_key": key} if key else {})})
+            messages.success(request, "Web search provider saved.")
+            return redirect("dashboard:knowledge")
+    form = NewBaseForm(request.POST if request.method == "POST" and not is_search else None)
+    if request.method == "POST" and not is_search and form.is_valid():
         try:
             kb = actions.create_knowledge_base(
                 scope.tenant, form.cleaned_data["name"], form.cleaned_data["description"]
@@ -40,7 +75,13 @@ def bases(request, scope):
     return render(
         request,
         "dashboard/knowledge_bases.html",
-        {"nav": "knowledge", "form": form, "bases": listing},
+        {
+            "nav": "knowledge",
+            "form": form,
+            "bases": listing,
+            "search_form": search_form,
+            "search": current,
+        },
     )
 
 

@@ -89,3 +89,19 @@ def test_a_span_links_to_the_evidence_in_the_document(client, owner_a, client_a,
     assert "1887" in doc.text[lo:hi]
     marked = client.get(f"{link}{lo}&end={hi}").content.decode()
     assert f'<mark id="evidence">{doc.text[lo:hi]}</mark>' in marked
+
+
+def test_an_owner_sets_the_web_search_provider_and_its_key_is_never_shown(
+    client, owner_a, tenant_a
+):
+    from knowledge.models import WebSearchSettings
+
+    client.force_login(owner_a)
+    data = {"provider": "tavily", "api_base": "", "price_per_query_usd": "0.008", "max_results": 5}
+    assert "needs its API key" in client.post("/dashboard/knowledge/", data).content.decode()
+    saved = client.post("/dashboard/knowledge/", {**data, "api_key": "tvly-secret"})
+    assert saved.status_code == 302
+    assert WebSearchSettings.objects.get(tenant=tenant_a.tenant).api_key == "tvly-secret"
+    page = client.get("/dashboard/knowledge/").content.decode()
+    assert "key set" in page
+    assert "tvly-secret" not in page

@@ -135,3 +135,34 @@ def test_a_failing_search_provider_is_reported_as_no_evidence(client_a, tenant_a
     result = _verify(client_a, response="The Eiffel Tower was built in 1950.")
     assert result["verification_status"] == "unverifiable"
     assert "tavily answered 500" in result["grounding"]["errors"][0]
+
+
+def test_the_web_search_provider_is_configured_through_the_api_with_a_hidden_key(
+    client_a, client_b, tenant_a
+):
+    assert client_a.get("/v1/web-search").status_code == 404
+    no_key = client_a.put("/v1/web-search", {"provider": "tavily"}, format="json")
+    assert no_key.status_code == 400
+    internal = client_a.put(
+        "/v1/web-search",
+        {"provider": "serper", "api_key": "k", "api_base": "http://10.0.0.5/"},
+        format="json",
+    )
+    assert internal.status_code == 400
+    saved = client_a.put(
+        "/v1/web-search",
+        {"provider": "serper", "api_key": "serper-secret", "price_per_query_usd": "0.001"},
+        format="json",
+    )
+    assert saved.status_code == 200
+    assert "serper-secret" not in saved.content.decode()
+    assert saved.json()["has_key"] is True
+    # a later change keeps the key unless a new one is sent
+    client_a.put("/v1/web-search", {"provider": "serper", "max_results": 3}, format="json")
+    stored = WebSearchSettings.objects.get(tenant=tenant_a.tenant)
+    assert stored.api_key == "serper-secret"
+    assert stored.max_results == 3
+    assert "serper-secret" not in stored.api_key_encrypted
+    assert client_b.get("/v1/web-search").status_code == 404  # B has none, and sees not A's
+    assert client_a.delete("/v1/web-search").status_code == 204
+    assert not WebSearchSettings.objects.exists()
