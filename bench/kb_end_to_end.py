@@ -26,16 +26,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-import django  # noqa: E402
-
-django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
+import bench.django_env  # noqa: E402, F401 - sets Django up before the models are imported
 from bench.kb_corpus import fresh_tenant, index_texts  # noqa: E402
 from bench.metrics import example_metrics  # noqa: E402
 from knowledge.models import KnowledgeBase  # noqa: E402

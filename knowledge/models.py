@@ -9,8 +9,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.utils import timezone
 
-from tenants import crypto
-from tenants.models import Tenant
+from tenants.models import EncryptedApiKey, Tenant
 
 
 class KnowledgeBase(models.Model):
@@ -111,7 +110,7 @@ class SearchProvider(models.TextChoices):
     SERPER = "serper"
 
 
-class WebSearchSettings(models.Model):
+class WebSearchSettings(EncryptedApiKey, models.Model):
     """A tenant's web search provider; the key is encrypted at rest like LLM keys."""
 
     tenant = models.OneToOneField(Tenant, on_delete=models.CASCADE, related_name="web_search")
@@ -124,11 +123,3 @@ class WebSearchSettings(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider} for {self.tenant}"
-
-    @property
-    def api_key(self) -> str:
-        return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""
-
-    @api_key.setter
-    def api_key(self, value: str) -> None:
-        self.api_key_encrypted = crypto.encrypt(value) if value else ""

@@ -19,6 +19,21 @@ def _new_webhook_secret() -> tuple[str, str]:
     return secret, crypto.encrypt(secret)
 
 
+class EncryptedApiKey:
+    """`api_key` read and written in clear, stored encrypted in `api_key_encrypted`
+    (Fernet, `crypto`): provider keys are never at rest in clear."""
+
+    api_key_encrypted: str
+
+    @property
+    def api_key(self) -> str:
+        return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""
+
+    @api_key.setter
+    def api_key(self, value: str) -> None:
+        self.api_key_encrypted = crypto.encrypt(value) if value else ""
+
+
 class Plan(models.Model):
     """Prices and limits a tenant buys (DESIGN §7)."""
 
@@ -181,7 +196,7 @@ class WebhookEndpoint(models.Model):
         return self.is_active and (not self.events or event_type in self.events)
 
 
-class LLMSettings(models.Model):
+class LLMSettings(EncryptedApiKey, models.Model):
     """A tenant's LLM provider access for mitigation, reached through litellm only."""
 
     tenant = models.OneToOneField(Tenant, on_delete=models.CASCADE, related_name="llm_settings")
@@ -200,11 +215,3 @@ class LLMSettings(models.Model):
 
     def __str__(self) -> str:
         return f"LLM settings of {self.tenant}"
-
-    @property
-    def api_key(self) -> str:
-        return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""
-
-    @api_key.setter
-    def api_key(self, value: str) -> None:
-        self.api_key_encrypted = crypto.encrypt(value) if value else ""

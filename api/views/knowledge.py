@@ -106,6 +106,17 @@ class _Pages(LimitOffsetPagination):
     max_limit = 500
 
 
+def _accept_upload(request, store) -> Response:
+    """Validate the upload, `store(upload)` it (an action), answer 202 or a clear 4xx."""
+    data = DocumentUploadSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    try:
+        doc = store(data.upload())
+    except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
+        raise _refuse(exc) from exc
+    return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
+
+
 class _KnowledgeView(TenantScopedView):
     pagination_class = _Pages
 
@@ -188,13 +199,7 @@ class DocumentList(_KnowledgeView):
     )
     def post(self, request, kb_id: str):
         kb = self.get_kb(kb_id)
-        data = DocumentUploadSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            doc = actions.add_document(kb, data.upload())
-        except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
-            raise _refuse(exc) from exc
-        return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
+        return _accept_upload(request, lambda upload: actions.add_document(kb, upload))
 
 
 class DocumentDetail(_KnowledgeView):
@@ -222,13 +227,7 @@ class DocumentDetail(_KnowledgeView):
     @extend_schema(request=DocumentUploadSerializer, responses={202: DocumentSerializer})
     def put(self, request, kb_id: str, doc_id: str):
         doc = self.get_doc(kb_id, doc_id)
-        data = DocumentUploadSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            doc = actions.replace_document(doc, data.upload())
-        except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
-            raise _refuse(exc) from exc
-        return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
+        return _accept_upload(request, lambda upload: actions.replace_document(doc, upload))
 
     @extend_schema(responses={204: None})
     def delete(self, request, kb_id: str, doc_id: str):
