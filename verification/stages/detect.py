@@ -13,6 +13,7 @@ import logging
 import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from typing import Any
 
 from django.conf import settings
 
@@ -46,6 +47,20 @@ class Planned:
     plan: JobPlan
     detect_ms: int = 0
     grounding: Grounding | None = None  # evidence retrieved for an answer without context
+
+    def finish(self, result: DetectionResult, **outcome: Any) -> None:
+        """Complete the job in this stage (the attempt must still own it)."""
+        complete_job(
+            self.job.pk,
+            self.attempt,
+            Outcome.from_plan(
+                self.plan,
+                result,
+                detect_ms=self.detect_ms,
+                grounding=self.job.grounding,
+                **outcome,
+            ),
+        )
 
     @property
     def query_type(self) -> tuple[str | None, tuple[str, float]]:
@@ -118,18 +133,11 @@ def route(p: Planned, result: DetectionResult, has_llm: bool) -> None:
     elif step is Step.REPAIR:
         _finish_with_repair(p, result)
     else:
-        complete_job(
-            p.job.pk,
-            p.attempt,
-            Outcome.from_plan(
-                p.plan,
-                result,
-                final_response=p.job.response,
-                final_score=result.score,
-                warning=_with_coverage(p.plan.warning(result), p.grounding),
-                detect_ms=p.detect_ms,
-                grounding=p.job.grounding,
-            ),
+        p.finish(
+            result,
+            final_response=p.job.response,
+            final_score=result.score,
+            warning=_with_coverage(p.plan.warning(result), p.grounding),
         )
 
 
@@ -138,21 +146,14 @@ def _finish_with_repair(p: Planned, result: DetectionResult) -> None:
     started = time.monotonic()
     redetect = redetector(p.plan.config, service_detector(), KnownTypes(dict([p.query_type])))
     repaired = repair(p.item, result, redetect=redetect)
-    complete_job(
-        p.job.pk,
-        p.attempt,
-        Outcome.from_plan(
-            p.plan,
-            result,
-            final_response=repaired.final_response,
-            final_score=repaired.final_score,
-            warning=" ".join(w for w in repaired.warnings if w),
-            iterations=1 if repaired.changes else 0,
-            detect_ms=p.detect_ms,
-            mitigate_ms=int((time.monotonic() - started) * 1000),
-            mitigation=repaired,
-            grounding=p.job.grounding,
-        ),
+    p.finish(
+        result,
+        final_response=repaired.final_response,
+        final_score=repaired.final_score,
+        warning=" ".join(w for w in repaired.warnings if w),
+        iterations=1 if repaired.changes else 0,
+        mitigate_ms=int((time.monotonic() - started) * 1000),
+        mitigation=repaired,
     )
 
 
