@@ -6,7 +6,7 @@
 The containers use the host's network (deploy/compose.host.yaml) and the host's Postgres and
 Redis, in a database and a Redis db of their own (SMOKE_DATABASE, SMOKE_REDIS_DB), so other
 test runs on the same servers are not touched. Every step prints its time; a failed check
-exits non-zero with the worker and web logs. Standard library only.
+exits non-zero with the worker and web logs. Runs on the project's venv (PyYAML).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build_images  # noqa: E402
@@ -78,9 +80,33 @@ def compose_cli() -> list[str]:
     return ["docker-compose"]
 
 
+_flat_files: dict[tuple, Path] = {}
+
+
+def flat_compose_file(overrides: dict) -> Path:
+    """compose.yaml + compose.host.yaml merged, with `ports:` dropped from host-network services.
+
+    Compose v1 (Debian's docker-compose) refuses `ports` with `network_mode: host` and an
+    overlay cannot remove a list (v2 has `!reset`), so the merged file is written out once
+    per set of variables (it is interpolated when written).
+    """
+    key = tuple(sorted(overrides.items()))
+    if key not in _flat_files:
+        files = ["-f", "deploy/compose.yaml", "-f", "deploy/compose.host.yaml"]
+        merged = yaml.safe_load(sh(*compose_cli(), *files, "config", env={**ENV, **overrides}))
+        for service in merged["services"].values():
+            if service.get("network_mode") == "host":
+                service.pop("ports", None)
+        path = ROOT / "build" / "smoke" / f"compose-{len(_flat_files)}.yaml"
+        path.write_text(yaml.safe_dump(merged, sort_keys=False))
+        _flat_files[key] = path
+    return _flat_files[key]
+
+
 def compose(*args: str, env: dict | None = None, check: bool = True) -> str:
-    files = ["-f", "deploy/compose.yaml", "-f", "deploy/compose.host.yaml", "-p", PROJECT]
-    return sh(*compose_cli(), *files, *args, env={**ENV, **(env or {})}, check=check)
+    flat = flat_compose_file(env or {})
+    project = ["-f", str(flat), "--project-directory", "deploy", "-p", PROJECT]
+    return sh(*compose_cli(), *project, *args, env={**ENV, **(env or {})}, check=check)
 
 
 def in_image(*cmd: str) -> str:
@@ -105,8 +131,8 @@ def write_env_file(path: Path) -> None:
         "TRUTHLENS_WEBHOOK_ALLOWED_HOSTS": "127.0.0.1",
         # Short lease and sweep so the killed worker's job is re-enqueued within seconds.
         "TRUTHLENS_JOB_LEASE_SECONDS": "10",
-        "TRUTHLENS_SWEEP_INTERVAL_SECONDS": "3",
-        "TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS": "3",
+        "TRUTHLENS_SWEEP_INTERVAL_SECONDS": "5",
+        "TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS": "5",
         "LOG_FORMAT": "plain",
     }
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -118,6 +144,8 @@ ENV = {
     "TRUTHLENS_IMAGE": IMAGE,
     "TRUTHLENS_ENV_FILE": str(ENV_FILE),
     "COMPOSE_PROJECT_NAME": PROJECT,
+    # compose.yaml's own postgres service demands one; it is not started here.
+    "POSTGRES_PASSWORD": "unused-the-host-runs-postgres",
     **{k: str(v) for k, v in PORTS.items()},
 }
 
@@ -157,6 +185,24 @@ def ready() -> bool:
         return False
 
 
+def metrics_up(port: int) -> bool:
+    """A worker serves its metrics port from worker start-up (models loaded), so: ready."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5):  # noqa: S310
+        return True
+
+
+WORKER_PORTS = {
+    "detect-worker": "DETECT_METRICS_PORT",
+    "mitigate-worker": "MITIGATE_METRICS_PORT",
+    "maintenance-worker": "MAINTENANCE_METRICS_PORT",
+}
+
+
+def stack_ready(services: list[str]) -> bool:
+    ports = [PORTS[WORKER_PORTS[s]] for s in services if s in WORKER_PORTS]
+    return ready() and all(metrics_up(port) for port in ports)
+
+
 def job_state(job_id: str) -> dict:
     """Status, attempts, usage rows and webhook deliveries of one job, read in the web container."""
     code = (
@@ -188,7 +234,7 @@ def verify_and_wait(token: str, body: dict, timeout: float = 180) -> dict:
 
 
 def check_webhook(receiver: Receiver, secret: str, job_id: str) -> None:
-    assert receiver.wait_for(1, timeout=60), "no webhook arrived"
+    assert receiver.wait_for(1, timeout=180), "no webhook arrived"
     hit = receiver.received[0]
     parts = dict(item.split("=", 1) for item in hit.headers["X-TruthLens-Signature"].split(","))
     signed = f"{parts['t']}.".encode() + hit.body
@@ -226,7 +272,7 @@ def kill_worker_mid_job(token: str, receiver: Receiver) -> dict:
     before = len(receiver.received)
     body = {**EIFFEL, "metadata": {"smoke": "kill"}, "callback_url": receiver.url}
     job = api("POST", "/v1/verifications", token, body)
-    assert wait_for(lambda: job_state(job["id"])["status"] == "running", 180), job_state(job["id"])
+    assert wait_for(lambda: job_state(job["id"])["status"] == "running", 420), job_state(job["id"])
     sh("docker", "kill", worker)
     print(f"[smoke] killed {worker[:12]} with job {job['id']} running", flush=True)
     time.sleep(2)
@@ -246,6 +292,8 @@ def kill_worker_mid_job(token: str, receiver: Receiver) -> dict:
 
 
 def tear_down() -> None:
+    # kill first: a smoke run has nothing to drain, and stop would wait out the grace periods
+    compose("kill", check=False)
     compose("down", "--remove-orphans", "--volumes", check=False)
     sh(
         "docker",
@@ -287,13 +335,14 @@ def main() -> int:
         )
     step("image build, cached", build_images.build_cpu_image, base=build_images.LOCAL_BASE)
     write_env_file(ENV_FILE)
+    compose("kill", check=False)
     compose("down", "--remove-orphans", check=False)
     try:
         step("fresh database and Redis db", reset_stores)
         step("migrate (container)", compose, "run", "--rm", "--no-deps", "migrate")
         started = time.monotonic()
         compose("up", "-d", "--no-deps", *services)
-        assert wait_for(ready, 180), "web never answered /readyz"
+        assert wait_for(lambda: stack_ready(services), 420), "web /readyz or a worker never came up"
         timings["stack start to ready"] = time.monotonic() - started
         print(f"[smoke] stack start to ready: {timings['stack start to ready']:.1f} s", flush=True)
         token, secret = step("create tenant", create_tenant)

@@ -43,8 +43,8 @@ def test_torch_index_is_a_build_arg_without_default(path):
 def test_images_are_multi_stage_and_run_as_non_root(path):
     steps = instructions(path)
     stages = [a for op, a in steps if op == "FROM"]
-    assert len(stages) == 2 and stages[0] == "${PYTHON_IMAGE} AS build"
-    assert "PYTHON_IMAGE=python:3.11-slim" in [a for op, a in steps if op == "ARG"]
+    assert len(stages) == 2 and stages[0] == "${BASE_IMAGE} AS build"
+    assert "BASE_IMAGE=python:3.11-slim" in [a for op, a in steps if op == "ARG"]
     users = [a for op, a in steps if op == "USER"]
     assert users and users[-1].split(":")[0] not in {"0", "root"}
     assert [a for op, a in steps if op == "ENTRYPOINT"] == ['["truthlens-entrypoint"]']
@@ -72,7 +72,7 @@ def test_static_files_are_collected_from_the_installed_package():
 
 def test_cpu_image_is_python_slim_with_gunicorn_by_default():
     steps = instructions(DEPLOY / "docker" / "Dockerfile")
-    assert [a for op, a in steps if op == "FROM"][1] == "${PYTHON_IMAGE} AS runtime"
+    assert [a for op, a in steps if op == "FROM"][1] == "${BASE_IMAGE} AS runtime"
     assert steps[-1] == ("CMD", '["gunicorn", "config.wsgi", "-c", "deploy/gunicorn.conf.py"]')
 
 
