@@ -2,6 +2,7 @@
 
     python deploy/smoke.py             # full: cold + cached build, webhook, metrics, worker kill
     python deploy/smoke.py --subset    # cheap: cached build, web + detect worker, one verification
+    python deploy/smoke.py --keep      # leave it running (prints an API key); --down stops it
 
 The containers use the host's network (deploy/compose.host.yaml) and the host's Postgres and
 Redis, in a database and a Redis db of their own (SMOKE_DATABASE, SMOKE_REDIS_DB), so other
@@ -318,7 +319,11 @@ def main() -> int:
     parser.add_argument("--subset", action="store_true", help="the cheap CI subset")
     parser.add_argument("--no-cold", action="store_true", help="skip the --no-cache build")
     parser.add_argument("--keep", action="store_true", help="leave the stack running")
+    parser.add_argument("--down", action="store_true", help="tear down a kept stack and exit")
     args = parser.parse_args()
+    if args.down:
+        tear_down()
+        return 0
     full = not args.subset
     services = ["web", "detect-worker"] + (
         ["mitigate-worker", "maintenance-worker", "beat"] if full else []
@@ -346,6 +351,8 @@ def main() -> int:
         timings["stack start to ready"] = time.monotonic() - started
         print(f"[smoke] stack start to ready: {timings['stack start to ready']:.1f} s", flush=True)
         token, secret = step("create tenant", create_tenant)
+        if args.keep:
+            print(f"[smoke] API on http://127.0.0.1:{HTTP_PORT} with key {token}", flush=True)
         with Receiver() as receiver:
             body = {**EIFFEL, **({"callback_url": receiver.url} if full else {})}
             result = step("first verification (POST to completed)", verify_and_wait, token, body)
