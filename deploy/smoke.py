@@ -361,14 +361,13 @@ def main() -> int:
             ), result
             if full:
                 step("webhook delivered and signed", check_webhook, receiver, secret, result["id"])
-        if full:
-            step("scrape /metrics of web and worker", scrape_all)
-            step(
-                "kill the worker mid-job, restart, complete once",
-                kill_worker_mid_job,
-                token,
-                receiver,
-            )
+                step("scrape /metrics of web and worker", scrape_all)
+                step(
+                    "kill the worker mid-job, restart, complete once",
+                    kill_worker_mid_job,
+                    token,
+                    receiver,
+                )
     except (AssertionError, SystemExit, urllib.error.URLError) as exc:
         logs()
         print(f"[smoke] FAILED: {exc}", flush=True)
