@@ -5,7 +5,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots deploy-check render-chart test-faults test-security deploy-smoke deploy-images bench-load bench-throughput bench-speed
+.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots deploy-check render-chart test-faults test-security deploy-smoke deploy-images deploy-chart-check bench-load bench-throughput bench-speed
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -78,6 +78,10 @@ deploy-smoke: install
 deploy-images: install
 	bash scripts/install-docker.sh
 	$(PY) deploy/build_images.py
+
+# Render the Helm chart with the built images and start each workload's command in them.
+deploy-chart-check: install
+	$(PY) deploy/check_chart_images.py
 
 render-chart: install
 	$(PY) deploy/helm/render_chart.py

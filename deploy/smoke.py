@@ -279,6 +279,9 @@ def kill_worker_mid_job(token: str, receiver: Receiver) -> dict:
     time.sleep(2)
     if sh("docker", "inspect", "-f", "{{.State.Running}}", worker).strip() != "true":
         sh("docker", "start", worker)  # a killed container is not restarted by its policy
+        print(f"[smoke] restarted {worker[:12]} with docker start", flush=True)
+    else:
+        print(f"[smoke] {worker[:12]} was restarted by its restart policy", flush=True)
     assert wait_for(lambda: job_state(job["id"])["status"] == "completed", 240), job_state(
         job["id"]
     )
@@ -339,6 +342,8 @@ def main() -> int:
             base=build_images.LOCAL_BASE,
         )
     step("image build, cached", build_images.build_cpu_image, base=build_images.LOCAL_BASE)
+    if full:
+        step("helm chart vs the built images", sh, sys.executable, "deploy/check_chart_images.py")
     write_env_file(ENV_FILE)
     compose("kill", check=False)
     compose("down", "--remove-orphans", check=False)
