@@ -341,7 +341,10 @@ def main() -> int:
             cold=True,
             base=build_images.LOCAL_BASE,
         )
-    step("image build, cached", build_images.build_cpu_image, base=build_images.LOCAL_BASE)
+    label = (
+        "image build, cached" if full and not args.no_cold else "image build (layer cache if any)"
+    )
+    step(label, build_images.build_cpu_image, base=build_images.LOCAL_BASE)
     if full:
         step("helm chart vs the built images", sh, sys.executable, "deploy/check_chart_images.py")
     write_env_file(ENV_FILE)
