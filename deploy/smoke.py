@@ -128,7 +128,6 @@ def write_env_file(path: Path) -> None:
         "SECURE_SSL_REDIRECT": "false",
         "GUNICORN_WORKERS": "1",
         "GUNICORN_THREADS": "8",
-        "MITIGATE_CONCURRENCY": "2",
         "TRUTHLENS_WEBHOOK_ALLOWED_HOSTS": "127.0.0.1",
         # Short lease and sweep so the killed worker's job is re-enqueued within seconds.
         "TRUTHLENS_JOB_LEASE_SECONDS": "10",
@@ -145,6 +144,10 @@ ENV = {
     "TRUTHLENS_IMAGE": IMAGE,
     "TRUTHLENS_ENV_FILE": str(ENV_FILE),
     "COMPOSE_PROJECT_NAME": PROJECT,
+    # Interpolated into compose.yaml's command lines (an env_file does not reach those):
+    # 16 mitigate processes, each loading the models, would only load this 2-core machine.
+    "DETECT_CONCURRENCY": "1",
+    "MITIGATE_CONCURRENCY": "2",
     # compose.yaml's own postgres service demands one; it is not started here.
     "POSTGRES_PASSWORD": "unused-the-host-runs-postgres",
     **{k: str(v) for k, v in PORTS.items()},
