@@ -5,7 +5,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots deploy-check render-chart test-faults test-security bench-load bench-throughput bench-speed
+.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots deploy-check render-chart test-faults test-security deploy-smoke deploy-images deploy-chart-check bench-load bench-throughput bench-speed
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -24,6 +24,7 @@ test: install lint
 	bash scripts/services.sh
 	bash scripts/install-browser.sh
 	bash scripts/install-compose.sh
+	bash scripts/install-docker.sh
 	$(PY) -m pytest
 
 lint: install
@@ -66,6 +67,22 @@ screenshots: install
 
 deploy-check: install
 	$(PY) -m pytest -p no:django tests/deploy -q
+
+# Build the images from a local debootstrap base and run the whole stack under Compose on
+# this machine (dockerd without a bridge, host networking, host Postgres and Redis).
+deploy-smoke: install
+	bash scripts/services.sh
+	bash scripts/install-docker.sh
+	bash scripts/install-compose.sh
+	$(PY) deploy/smoke.py
+
+deploy-images: install
+	bash scripts/install-docker.sh
+	$(PY) deploy/build_images.py
+
+# Render the Helm chart with the built images and start each workload's command in them.
+deploy-chart-check: install
+	$(PY) deploy/check_chart_images.py
 
 render-chart: install
 	$(PY) deploy/helm/render_chart.py
