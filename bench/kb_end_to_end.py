@@ -2,11 +2,17 @@
 
     python bench/kb_end_to_end.py [--n 240] [--detector embedded] [--max-queries 5]
 
-Answers with one-edit hallucinations built from training contexts: SummEdits
-summaries (training data; `label` 1 = consistent there, flipped to our
-convention), a seeded sample balanced between consistent and edited ones. The
-knowledge base holds every SummEdits document (all five domains, not just the
-right one). Each summary is verified twice with the same detector and the
+Answers with one-edit hallucinations built from training contexts, two sets:
+`--source perturbed` (default): the knowledge snippets of `begin/dev` and
+`faithdial_audit/test` (the training files), sources on the held-out dev split
+(a hash of the source id, as the trainer splits them): a faithful answer is one
+of the snippet's sentences, a hallucinated one is that sentence with one edit
+(number, date, negation, antonym, entity or a borrowed sentence:
+`verification.engine.train.perturb`); the knowledge base holds every dev-split
+snippet and 1 000 train-split ones. `--source summedits`: SummEdits summaries
+(`label` 1 = consistent there, flipped to our convention), the knowledge base
+holding every SummEdits document (all five domains). Samples are seeded and
+balanced between faithful and edited answers. Each summary is verified twice with the same detector and the
 default policy threshold: with its own document as the context, and with no
 context against the knowledge base (claims, retrieval, detection, as the service
 does). Printed: balanced accuracy of both, their ratio (target >= 0.90), and how
@@ -56,23 +62,58 @@ def sample(all_rows: list[dict], n: int, seed: int = 13) -> list[dict]:
     return rng.sample(pos, n // 2) + rng.sample(neg, n // 2)
 
 
+def perturbed(n: int, seed: int = 13) -> tuple[list[dict], list[str]]:
+    """(answers, knowledge-base documents) built from the training files' snippets."""
+    from verification.engine.train.datagen import _sentences, is_dev, load_sources
+    from verification.engine.train.perturb import perturb
+
+    rng = random.Random(seed)
+    sources = load_sources(DATA)
+    dev = [s for s in sources if is_dev(s.source_id, 20)]
+    train = [s for s in sources if not is_dev(s.source_id, 20)]
+    pool = [w for s in sources for w in s.context.split() if w[:1].isupper()][:5000]
+    foreign = [x for s in train[:500] for x in _sentences(s.context)]
+    out: list[dict] = []
+    for s in rng.sample(dev, len(dev)):
+        sentences = _sentences(s.context)
+        if not sentences:
+            continue
+        sentence = rng.choice(sentences)
+        if len(out) % 2 == 0:
+            out.append({"doc": s.context, "summary": sentence, "label": 0})
+            continue
+        edit = perturb(sentence, rng, pool, foreign)
+        if edit is not None:
+            out.append({"doc": s.context, "summary": edit.text, "label": 1})
+        if len(out) >= n:
+            break
+    documents = [s.context for s in dev] + [
+        s.context for s in rng.sample(train, min(1000, len(train)))
+    ]
+    return out, documents
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--n", type=int, default=240)
+    p.add_argument("--source", choices=["perturbed", "summedits"], default="perturbed")
     p.add_argument("--detector", default="embedded")
     p.add_argument("--max-queries", type=int, default=5)
     p.add_argument("--threshold", type=float, default=0.5)
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)
     call_command("migrate", verbosity=0)
-    all_rows = rows()
-    chosen = sample(all_rows, args.n)
+    if args.source == "summedits":
+        all_rows = rows()
+        chosen = sample(all_rows, args.n)
+        documents = sorted({r["doc"] for r in all_rows})
+    else:
+        chosen, documents = perturbed(args.n)
     tenant = fresh_tenant("bench-kb-e2e")
-    kb = KnowledgeBase.objects.create(tenant=tenant, name="summedits")
-    documents = sorted({r["doc"] for r in all_rows})
-    print(f"== indexing {len(documents)} SummEdits documents")
+    kb = KnowledgeBase.objects.create(tenant=tenant, name=args.source)
+    print(f"== {len(chosen)} answers; indexing {len(documents)} {args.source} documents")
     index_texts(
         tenant, kb, [(f"doc-{i}", d) for i, d in enumerate(documents)], get_encoder().encode
     )
@@ -97,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     m_kb = example_metrics(labels, retrieved, args.threshold)
     result = {
         "n": len(chosen),
+        "source": args.source,
         "detector": args.detector,
         "documents_in_kb": len(documents),
         "given_context": {"balanced_accuracy": m_given.balanced_accuracy, "auroc": m_given.auroc},

@@ -35,9 +35,10 @@ import numpy as np  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
 import bench.django_env  # noqa: E402, F401 - sets Django up before the models are imported
-from bench.kb_corpus import _insert, fresh_tenant, index_texts  # noqa: E402
-from knowledge.models import KnowledgeBase  # noqa: E402
+from bench.kb_corpus import IndexedDoc, _insert, fresh_tenant, index_texts  # noqa: E402
+from knowledge.models import Document, KnowledgeBase, Passage  # noqa: E402
 from knowledge.retrieval import candidates, search  # noqa: E402
+from tenants.models import Tenant  # noqa: E402
 from verification.engine.text.embeddings import get_encoder  # noqa: E402
 
 DATA = Path(os.environ.get("TRUTHLENS_DATA_DIR", ROOT.parent / "shared" / "data"))
@@ -76,32 +77,30 @@ def _percentiles(ms: list[float]) -> tuple[float, float]:
     return statistics.median(ms), ms[min(len(ms) - 1, int(0.95 * len(ms)))]
 
 
-def measure(tenant, kb, queries, gold_of, k_values=(5, 20)) -> dict:
+def measure(tenant, kb, queries, gold_of, k_values=(5, 20), pool: int = 50) -> dict:
     hits = {k: 0 for k in k_values}
     fts_hits = 0
     times = []
     for q in queries:
         started = time.perf_counter()
-        found = search(tenant.pk, [kb.pk], q["claim"], k=max(k_values))
+        found = search(tenant.pk, [kb.pk], q["claim"], k=max(k_values), pool=pool)
         times.append((time.perf_counter() - started) * 1000)
         gold = gold_of(q)
         for k in k_values:
             hits[k] += any(h.passage_id in gold for h in found[:k])
-        fts_hits += any(pid in gold for pid in candidates(tenant.pk, [kb.pk], q["claim"]))
+        fts_hits += any(pid in gold for pid in candidates(tenant.pk, [kb.pk], q["claim"], pool))
     p50, p95 = _percentiles(times)
     n = len(queries)
     return {
         "queries": n,
         **{f"recall@{k}": round(hits[k] / n, 4) for k in k_values},
-        "fts_candidates_recall@50": round(fts_hits / n, 4),
+        f"fts_candidates_recall@{pool}": round(fts_hits / n, 4),
         "p50_ms": round(p50, 1),
         "p95_ms": round(p95, 1),
     }
 
 
 def add_million(tenant, kb, sentences: list[str], n: int, seed: int = 13) -> None:
-    from knowledge.models import Document
-
     rng = random.Random(seed)
     doc = Document.objects.create(
         tenant=tenant, knowledge_base=kb, name="generated", content_type="text/plain",
@@ -147,16 +146,33 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--million", action="store_true", help="also measure latency at 1M passages")
     p.add_argument("--queries", type=int, default=200, help="claims timed at 1M passages")
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--pool", type=int, default=50, help="full-text candidates re-ranked")
+    p.add_argument(
+        "--reuse", action="store_true", help="measure the corpus a previous run left (no indexing)"
+    )
     args = p.parse_args(argv)
     call_command("migrate", verbosity=0)
     encoder = get_encoder()
-    tenant = fresh_tenant("bench-retrieval")
-    kb = KnowledgeBase.objects.create(tenant=tenant, name="bench")
     claims = wice()[: args.limit]
-    print(f"== indexing {len(claims)} WiCE pages + distractors")
-    docs = index_texts(
-        tenant, kb, [(c["name"], "\n\n".join(c["evidence"])) for c in claims], encoder.encode
-    )
+    if args.reuse:
+        tenant = Tenant.objects.get(slug="bench-retrieval")
+        kb = KnowledgeBase.objects.get(tenant=tenant, name="bench")
+        Document.objects.filter(knowledge_base=kb, name="generated").delete()
+        docs = [
+            IndexedDoc(
+                d,
+                d.text,
+                list(Passage.objects.filter(document=d).values_list("id", "start", "end")),
+            )
+            for d in (Document.objects.get(knowledge_base=kb, name=c["name"]) for c in claims)
+        ]
+    else:
+        tenant = fresh_tenant("bench-retrieval")
+        kb = KnowledgeBase.objects.create(tenant=tenant, name="bench")
+        print(f"== indexing {len(claims)} WiCE pages + distractors")
+        docs = index_texts(
+            tenant, kb, [(c["name"], "\n\n".join(c["evidence"])) for c in claims], encoder.encode
+        )
     gold_passages = []
     for c, doc in zip(claims, docs, strict=True):
         offsets, pos = [], 0
@@ -167,28 +183,28 @@ def main(argv: list[str] | None = None) -> int:
         gold_passages.append(
             {pid for pid, s, e in doc.passages if any(s <= a and b <= e for a, b in spans)}
         )
-    total = sum(len(d.passages) for d in docs)
-    extra = []
-    for name, text in distractors():
-        if total >= TARGET_PASSAGES:
-            break
-        extra.append((name, text))
-        total += max(1, len(text.split()) // 120)
-    index_texts(tenant, kb, extra, encoder.encode)
-    n_passages = kb.documents.model.objects.filter(knowledge_base=kb).count()
-    from knowledge.models import Passage
-
+    if not args.reuse:
+        total = sum(len(d.passages) for d in docs)
+        extra = []
+        for name, text in distractors():
+            if total >= TARGET_PASSAGES:
+                break
+            extra.append((name, text))
+            total += max(1, len(text.split()) // 120)
+        index_texts(tenant, kb, extra, encoder.encode)
     n_passages = Passage.objects.filter(knowledge_base=kb).count()
     gold_by_claim = {c["claim"]: g for c, g in zip(claims, gold_passages, strict=True)}
     print(f"== {n_passages} passages; {len(claims)} claims")
-    small = measure(tenant, kb, claims, lambda q: gold_by_claim[q["claim"]])
+    small = measure(tenant, kb, claims, lambda q: gold_by_claim[q["claim"]], pool=args.pool)
     print(json.dumps({"passages": n_passages, **small}, indent=2))
     results = {"small": {"passages": n_passages, **small}}
     if args.million:
         sentences = [s for c in claims for s in c["evidence"] if len(s.split()) >= 5]
         add_million(tenant, kb, sentences, 1_000_000)
         n_passages = Passage.objects.filter(knowledge_base=kb).count()
-        big = measure(tenant, kb, claims[: args.queries], lambda q: gold_by_claim[q["claim"]])
+        big = measure(
+            tenant, kb, claims[: args.queries], lambda q: gold_by_claim[q["claim"]], pool=args.pool
+        )
         print(json.dumps({"passages": n_passages, **big}, indent=2))
         results["million"] = {"passages": n_passages, **big}
     if args.json:
