@@ -18,6 +18,7 @@ from rest_framework.response import Response
 
 from api.errors import problem, problem_exception_handler
 from verification.engine.mitigation import LLMError
+from verification.engine.mitigation.llm import retry_after_s
 
 _OPENAI_TYPES = {
     400: "invalid_request_error",
@@ -84,6 +85,5 @@ def upstream_error_response(exc: LLMError) -> Response:
 
 
 def _retry_after(exc: BaseException | None) -> str | None:
-    headers = getattr(getattr(exc, "response", None), "headers", None)
-    value = headers.get("retry-after") if headers is not None else None
-    return str(value) if value else None
+    seconds = retry_after_s(exc)
+    return str(max(1, round(seconds))) if seconds is not None else None

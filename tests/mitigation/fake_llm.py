@@ -29,6 +29,9 @@ class Reply:
     completion_tokens: int = 10
     raw: str | None = None  # sent verbatim instead of a well-formed completion
     headers: dict[str, str] = field(default_factory=dict)
+    tool_calls: list[dict[str, Any]] | None = None  # an assistant turn that calls tools
+    choices: list[str] | None = None  # `n` answers (else `content`, once)
+    token_delay: float = 0.0  # seconds between streamed words
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -113,12 +116,19 @@ class FakeLLM:
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
                 self.end_headers()
-                words = reply.content.split(" ")
+                if reply.tool_calls:
+                    calls = [{"index": i, **c} for i, c in enumerate(reply.tool_calls)]
+                    chunk = _chunk(body, {"role": "assistant", "tool_calls": calls}, None)
+                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                words = reply.content.split(" ") if reply.content else []
                 for i, word in enumerate(words):
+                    if reply.token_delay:
+                        time.sleep(reply.token_delay)
                     piece = word if i == 0 else " " + word
                     chunk = _chunk(body, {"content": piece}, None)
                     self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
-                done = _chunk(body, {}, "stop")
+                    self.wfile.flush()
+                done = _chunk(body, {}, "tool_calls" if reply.tool_calls else "stop")
                 done["usage"] = _completion(body, reply)["usage"]
                 self.wfile.write(b"data: " + json.dumps(done).encode() + b"\n\n")
                 self.wfile.write(b"data: [DONE]\n\n")
@@ -137,18 +147,24 @@ class FakeLLM:
 
 
 def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    if reply.tool_calls:
+        message = {"role": "assistant", "content": None, "tool_calls": reply.tool_calls}
+        choices = [{"index": 0, "message": message, "finish_reason": "tool_calls"}]
+    else:
+        choices = [
+            {
+                "index": i,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
+            for i, text in enumerate(reply.choices or [reply.content])
+        ]
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "fake"),
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": reply.content},
-                "finish_reason": "stop",
-            }
-        ],
+        "choices": choices,
         "usage": {
             "prompt_tokens": reply.prompt_tokens,
             "completion_tokens": reply.completion_tokens,
