@@ -25,13 +25,12 @@ from verification.llm_access import client_for, model_config
 from verification.models import VerificationJob
 from verification.policies import policy_for
 
-from ..gateway.answers import checkable_text
+from ..gateway.completion import verify_completion
 from ..gateway.errors import gateway_exception_handler, upstream_error_response
-from ..gateway.grounding import Grounding, grounding_for
+from ..gateway.grounding import grounding_for
 from ..gateway.options import options_from
-from ..gateway.params import split_params, wants_json
+from ..gateway.params import split_params
 from ..gateway.streaming import stream_response
-from ..gateway.verdicts import Verdict, finish_jobs, start_jobs, unverified, verdict_of
 from ..serializers import MessageSerializer
 from .base import TenantScopedView
 
@@ -89,43 +88,11 @@ class ChatCompletions(GatewayView):
             reply = forward(client_for(llm), config, messages, params, extra_body)
         except LLMError as exc:
             return upstream_error_response(exc)
-        return self._verified(
-            reply.response, reply.call, model, messages, options, grounding, params
-        )
-
-    def _verified(self, completion, call, model, messages, options, grounding: Grounding, params):
-        choices = completion.get("choices") or []
-        json_mode = wants_json(params)
-        texts = [checkable_text(c.get("message") or {}, json_mode) for c in choices]
-        verdicts: list[Verdict | None] = [None] * len(choices)
-        if grounding.passages:
-            todo = [i for i, (text, _) in enumerate(texts) if text is not None]
-            jobs = start_jobs(
-                self.tenant, self.request.auth, grounding, [texts[i][0] for i in todo],
-                messages, model, options, call,
-            )  # fmt: skip
-            for i, job in zip(todo, finish_jobs(jobs), strict=True):
-                verdicts[i] = verdict_of(job, grounding)
-        reason = "context missing" if grounding.status == "missing" else "no context"
-        for i, (_, why) in enumerate(texts):
-            if verdicts[i] is None:
-                verdicts[i] = unverified(why or reason, grounding)
-        for choice, verdict, (text, _) in zip(choices, verdicts, texts, strict=True):
-            message = choice.setdefault("message", {})
-            message.pop("provider_specific_fields", None)
-            choice.pop("provider_specific_fields", None)
-            rewritable = text is not None and not json_mode and not message.get("tool_calls")
-            if rewritable:
-                message["content"] = verdict.content(message["content"], True)
-        first = verdicts[0] if verdicts else unverified("no choices", grounding)
-        truthlens = dict(first.truthlens)
-        if len(verdicts) > 1:
-            truthlens["choices"] = [{"index": i, **v.truthlens} for i, v in enumerate(verdicts)]
-            truthlens["detected"] = any(v.truthlens.get("detected") for v in verdicts)
-        completion.update(model=model, truthlens=truthlens)
-        completion.setdefault("object", "chat.completion")
+        completion, headers = verify_completion(
+            self.tenant, request.auth, reply.response, reply.call, model, messages,
+            options, grounding, params,
+        )  # fmt: skip
         response = Response(completion)
-        for name, value in first.headers.items():
+        for name, value in headers.items():
             response[name] = value
-        response["X-TruthLens-Context-Status"] = grounding.status
         return response
