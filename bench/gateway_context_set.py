@@ -441,6 +441,11 @@ MISSING = [
 def build() -> list[dict]:
     rng = random.Random(15)
     rows = []
+    gold_of = {
+        content_parts: lambda title, t: (
+            f"{title}\n\n{t} (Shared by the user as reference for the question that follows.)"
+        )
+    }
     for template in TEMPLATES:
         for k in range(5):
             n = 1 if template in SINGLE else rng.choice([1, 2, 3])
@@ -451,7 +456,8 @@ def build() -> list[dict]:
                     "id": f"{template.__name__}-{k}",
                     "family": template.__name__,
                     "messages": template(docs, q),
-                    "gold": [t for _, t in docs],
+                    # a content part is the document whole, as the user sent it
+                    "gold": [gold_of.get(template, lambda _, t: t)(title, t) for title, t in docs],
                     "grounded": "found",
                 }
             )

@@ -24,19 +24,26 @@ _CUE_RE = re.compile(
     rf"(?:only\s+)?(?:this|these|the following|the|the given|the provided|the attached)\s+(?:\w+\s+){{0,2}}?{_DOC}|"
     rf"(?:use|using|read|consider|given|based on|refer to|according to|with)\s+(?:only\s+)?(?:the\s+)?"
     rf"(?:following|below|this|these|provided|attached|given)\s+(?:\w+\s+){{0,3}}?{_DOC}|"
+    rf"(?:summari[sz]e|read|review|analy[sz]e|proofread|rewrite|paraphrase|fact-check)\s+"
+    rf"(?:this|these|the following|the|the given|the provided|the attached)\s+(?:\w+\s+){{0,2}}?{_DOC}|"
+    rf"(?:use|using|read|consider|with|from)\s+the\s+{_DOC}\s+(?:below|that follows|provided below)|"
     rf"here (?:is|are) (?:the|a|an|some)\s+(?:\w+\s+){{0,3}}?{_DOC}|"
     rf"{_DOC}\s+(?:is|are)\s+(?:below|as follows|provided below|given below)"
     r")",
     re.I,
 )
 _GROUNDING_RE = re.compile(
-    r"(?:according to|based (?:only |solely )?on|from|using|only|in|grounded in|cite)\s+(?:the\s+)?"
+    r"(?:according to|based (?:only |solely )?on|from|use|using|only|in|grounded in|cite)\s+(?:the\s+)?"
     r"(?:provided|given|following|attached|above|below|retrieved|supplied|uploaded|these|this|"
     rf"relevant|available)\s+(?:\w+\s+){{0,2}}?{_DOC}|"
     r"\bcite (?:the |your )?sources\b|\bdo not use (?:prior|outside|external) knowledge\b|"
-    r"\bnot prior knowledge\b|\[\s*(?:doc|source)\s*\d",
-    re.I,
+    r"\bnot prior knowledge\b|"
+    rf"\b(?:the|these|this)\s+{_DOC}\s+(?:above|below|provided|attached)\b|"
+    r"^[ \t#*]*(?:context|documents?|sources?)[ \t*]*:[ \t*]*$|\[\s*(?:doc|source)\s*\d",
+    re.I | re.M,
 )
+# "----------------" between the cue's sentence and the document (LangChain's stuff chain)
+_RULE_RE = re.compile(r"^[ \t]*(?:-{3,}|={3,}|_{3,}|\*{3,})[ \t]*$", re.M)
 MIN_WORDS = 12
 
 
@@ -55,6 +62,9 @@ def cued_documents(text: str) -> list[Region]:
         rest = text[m.end() :]
         stop = re.search(r"[:\n]|\.\s", rest[:160])
         start = m.end() + (stop.end() if stop else 0)
+        rule = _RULE_RE.search(text, start)
+        if rule is not None and words(text[start : rule.start()]) < 50:
+            start = rule.end()  # what sat between the cue and the rule was more instructions
         end = len(text)
         if (q := QUESTION_RE.search(text, start)) is not None:
             end = q.start()

@@ -73,7 +73,8 @@ def _parts(content: Any) -> list[tuple[str, str]]:
 def _regions(text: str) -> list[Region]:
     taken: list[Region] = []
     for extract in EXTRACTORS:
-        taken.extend(r for r in extract(text) if not overlaps(r, taken))
+        # one extractor's passages may share a section; only earlier extractors' count
+        taken.extend([r for r in extract(text) if not overlaps(r, taken)])
     return taken
 
 

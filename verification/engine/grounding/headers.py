@@ -57,6 +57,8 @@ def headed_documents(text: str) -> list[Region]:
     """Passages under context headers (colon-style or Markdown), in order."""
     out: list[Region] = []
     for m in _MD_HEADER_RE.finditer(text):
+        if any(r.start <= m.start() < r.end for r in out):
+            continue  # "### Source 1" inside "## Sources": already taken with its section
         out.extend(_section(text, m.end(), _end_of_section(text, m.end(), len(m["level"])), "md"))
     for m in _COLON_HEADER_RE.finditer(text):
         if any(r.start <= m.start() < r.end for r in out):
@@ -66,9 +68,14 @@ def headed_documents(text: str) -> list[Region]:
 
 
 def numbered_documents(text: str) -> list[Region]:
-    """The documents of a text that lists two or more "[1]"/"Document 2:" items."""
+    """The documents of a text that lists "[1]"/"Document 2:" items (one must be long)."""
     starts = [m.start() for m in _DOC_MARKER_RE.finditer(text)]
-    if len(starts) < 2:
+    if not starts:
         return []
+    if len(starts) == 1:  # one labelled document: only when it reads like one
+        end = _end_of_section(text, starts[0], None)
+        return (
+            _section(text, starts[0], end, "numbered") if words(text[starts[0] : end]) >= 12 else []
+        )
     end = _end_of_section(text, starts[-1], None)
     return _section(text, starts[0], end, "numbered")
