@@ -77,7 +77,7 @@ def main() -> None:
     rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
     table = score(rows)
     cases = detection(rows)
-    print(f"{len(rows)} cases from {args.data.relative_to(ROOT)}\n")
+    print(f"{len(rows)} cases from {args.data}\n")
     print(f"{'family':28} {'cases':>5} {'precision':>9} {'recall':>7} {'status':>7}")
     for key in sorted(k for k in table if k != "ALL") + ["ALL"]:
         r = table[key]
