@@ -15,6 +15,7 @@ import json
 import time
 import uuid
 
+from django.conf import settings
 from django.http import StreamingHttpResponse
 
 from verification.engine.mitigation import LLMError
@@ -66,7 +67,7 @@ def stream_response(
         answers: dict[int, _Answer] = {}
         checker = (
             SentenceChecker(grounding.passages, grounding.query, policy, options.threshold)
-            if grounding.passages
+            if grounding.passages and settings.TRUTHLENS["GATEWAY_STREAM_ANNOTATIONS"]
             else None
         )
         try:

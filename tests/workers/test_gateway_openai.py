@@ -313,3 +313,26 @@ def test_streamed_tool_calls_come_back_intact(sdk):
     calls = [tc for c in chunks if c.choices for tc in (c.choices[0].delta.tool_calls or [])]
     assert calls[0].id == "call_1" and calls[0].function.name == "get_weather"
     assert chunks[-1].model_extra["truthlens"]["verified"] is False
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("enabled", [True, False])
+def test_sentence_annotations_can_be_switched_off(sdk, quick_wait, settings, monkeypatch, enabled):
+    client, fake, _ = sdk
+    monkeypatch.setitem(settings.TRUTHLENS, "GATEWAY_STREAM_ANNOTATIONS", enabled)
+    fake.script("It was built in 1950. It is in Paris.")
+    chunks = list(
+        client.chat.completions.create(
+            model="openai/primary",
+            messages=QUESTION,
+            stream=True,
+            extra_body={"truthlens": {"context": [EIFFEL_DOC]}},
+        )
+    )
+    notes = [
+        n for c in chunks for n in (c.model_extra.get("truthlens") or {}).get("annotations", [])
+    ]
+    assert bool(notes) is enabled
+    if enabled:  # the detector ran in the web process, no worker needed
+        assert [n["start"] for n in notes] == [0, len("It was built in 1950. ")]
+    assert "truthlens" in chunks[-1].model_extra  # the verdict chunk is always last
