@@ -14,6 +14,7 @@ from verification.policies import policy_for
 
 from ..authentication import ApiKeyOrXApiKeyAuthentication
 from ..gateway.anthropic import to_anthropic, to_openai
+from ..gateway.anthropic_stream import messages_stream_response
 from ..gateway.completion import verify_completion
 from ..gateway.errors import upstream_error_response
 from ..gateway.grounding import grounding_for
@@ -41,8 +42,6 @@ class Messages(GatewayView):
             raise ValidationError({"messages": ["the body must be a JSON object."]})
         data = MessagesRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        if data.validated_data["stream"]:
-            raise ValidationError({"stream": ["streaming is not available on /v1/messages yet."]})
         llm = self.upstream()
         model = data.validated_data["model"] or llm.default_model
         policy = policy_for(self.tenant)
@@ -51,6 +50,11 @@ class Messages(GatewayView):
         messages = chat["messages"]
         grounding = grounding_for(messages, options, policy)
         params, extra_body = split_params(chat)
+        if data.validated_data["stream"]:
+            return messages_stream_response(
+                self.tenant, request.auth, llm, model_config(llm, model), messages, params,
+                extra_body, options, grounding, policy, tool_names,
+            )  # fmt: skip
         try:
             reply = forward(client_for(llm), model_config(llm, model), messages, params, extra_body)
         except LLMError as exc:

@@ -128,3 +128,30 @@ def test_a_wrong_key_is_the_anthropic_sdks_authentication_error(live_server, ten
     client = anthropic.Anthropic(base_url=live_server.url, api_key="tl_nope_nope", max_retries=0)
     with pytest.raises(anthropic.AuthenticationError):
         client.messages.create(model="openai/primary", max_tokens=50, messages=[QUESTION])
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_gives_anthropic_events_with_annotations_and_the_verdict(claude, start_worker):
+    # given
+    client, fake, _ = claude
+    start_worker()
+    fake.script(Reply(content="It was built in 1950. It stands in Paris.", token_delay=0.05))
+    # when
+    with client.messages.stream(
+        model="openai/primary",
+        max_tokens=100,
+        system=f"<document>{EIFFEL_DOC}</document>",
+        messages=[QUESTION],
+        extra_headers={"X-TruthLens-Mode": "lightweight"},
+    ) as stream:
+        events = list(stream)
+        final = stream.get_final_message()
+    # then: the SDK assembles the text; annotations and the verdict ride on the events
+    assert final.content[0].text == "It was built in 1950. It stands in Paris."
+    extras = [e.model_extra.get("truthlens") for e in events if e.model_extra]
+    notes = [n for x in extras if x for n in x.get("annotations", [])]
+    assert notes[0]["start"] == 0 and notes[0]["detected"] is True
+    delta = next(e for e in events if e.type == "message_delta")
+    assert delta.model_extra["truthlens"]["detected"] is True
+    assert any("1950" in s["text"] for s in delta.model_extra["truthlens"]["spans"])
