@@ -13,6 +13,8 @@ EIFFEL_DOC = (
     "It was built from 1887 to 1889 as the entrance arch to the 1889 World's Fair."
 )
 QUESTION = {"role": "user", "content": "When was the Eiffel Tower built?"}
+# the live server's request threads must not keep connections to the test database
+pytestmark = pytest.mark.usefixtures("short_lived_connections")
 
 
 @pytest.fixture

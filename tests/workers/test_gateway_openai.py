@@ -22,6 +22,8 @@ EIFFEL_DOC = (
     "and it is 330 metres tall."
 )
 QUESTION = [{"role": "user", "content": "When was the Eiffel Tower built?"}]
+# the live server's request threads must not keep connections to the test database
+pytestmark = pytest.mark.usefixtures("short_lived_connections")
 WEATHER_TOOL = {
     "type": "function",
     "function": {

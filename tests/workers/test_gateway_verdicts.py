@@ -18,7 +18,11 @@ EIFFEL_DOC = (
 )
 QUESTION = {"role": "user", "content": "When was the Eiffel Tower built?"}
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.worker,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("short_lived_connections"),
+]
 
 
 @pytest.fixture
