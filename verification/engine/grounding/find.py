@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from .cues import asks_for_grounding, cued_documents
 from .fences import fenced_documents
-from .headers import headed_documents, numbered_documents
+from .headers import clean_query, headed_documents, numbered_documents
 from .regions import Region, overlaps, remainder, words
 from .tags import strip_shells, tagged_documents
 
@@ -113,7 +113,7 @@ def find_context(messages: Sequence[Mapping[str, Any]]) -> FoundContext:
         passages.extend((r.text, r.how) for r in regions)
         prose.append((i, text))
         if role == "user":
-            query = strip_shells(remainder(text, regions)) or query
+            query = clean_query(strip_shells(remainder(text, regions))) or query
             cue_targets.append(len(prose) - 1)
     if not passages:
         for k, (_, text) in enumerate(prose):
@@ -121,7 +121,7 @@ def find_context(messages: Sequence[Mapping[str, Any]]) -> FoundContext:
             if cued:
                 passages.extend((r.text, r.how) for r in cued)
                 if k in cue_targets and k == cue_targets[-1]:
-                    query = remainder(text, cued) or query
+                    query = clean_query(remainder(text, cued)) or query
                 break
     if passages:
         return FoundContext(

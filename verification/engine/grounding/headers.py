@@ -45,12 +45,13 @@ def _end_of_section(text: str, start: int, level: int | None) -> int:
     return min(ends)
 
 
-def _section(text: str, start: int, end: int, how: str) -> list[Region]:
+def _section(text: str, start: int, end: int, how: str, head: int | None = None) -> list[Region]:
+    """The passages of `text[start:end]`; the region begins at `head` (its header) if given."""
     body = text[start:end]
     if words(body) < MIN_WORDS:
         return []
     # one region for the section, split into passages where it lists documents
-    return [Region(start, end, p, how) for p in split_documents(body)]
+    return [Region(start if head is None else head, end, p, how) for p in split_documents(body)]
 
 
 def headed_documents(text: str) -> list[Region]:
@@ -59,11 +60,12 @@ def headed_documents(text: str) -> list[Region]:
     for m in _MD_HEADER_RE.finditer(text):
         if any(r.start <= m.start() < r.end for r in out):
             continue  # "### Source 1" inside "## Sources": already taken with its section
-        out.extend(_section(text, m.end(), _end_of_section(text, m.end(), len(m["level"])), "md"))
+        end = _end_of_section(text, m.end(), len(m["level"]))
+        out.extend(_section(text, m.end(), end, "md", head=m.start()))
     for m in _COLON_HEADER_RE.finditer(text):
         if any(r.start <= m.start() < r.end for r in out):
             continue
-        out.extend(_section(text, m.end(), _end_of_section(text, m.end(), 6), "header"))
+        out.extend(_section(text, m.end(), _end_of_section(text, m.end(), 6), "header", m.start()))
     return out
 
 
@@ -79,3 +81,16 @@ def numbered_documents(text: str) -> list[Region]:
         )
     end = _end_of_section(text, starts[-1], None)
     return _section(text, starts[0], end, "numbered")
+
+
+_LABEL_RE = re.compile(
+    r"^[ \t>#*_]*(?:question|query|user question|user query|q)[ \t*_]*:[ \t*_]*", re.I | re.M
+)
+_EMPTY_LABEL_RE = re.compile(
+    r"^[ \t>#*_]*(?:answer|a|response|helpful answer)[ \t*_]*:[ \t*_]*$", re.I | re.M
+)
+
+
+def clean_query(text: str) -> str:
+    """A question without its template labels ("Question:", a trailing "Answer:")."""
+    return _EMPTY_LABEL_RE.sub("", _LABEL_RE.sub("", text)).strip()
