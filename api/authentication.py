@@ -44,6 +44,9 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         scheme, _, token = header.partition(" ")
         if scheme.lower() != self.keyword.lower() or not token.strip():
             raise exceptions.AuthenticationFailed("Use 'Authorization: Bearer <api key>'.")
+        return self.authenticate_key(token)
+
+    def authenticate_key(self, token: str):
         parsed = parse_key(token)
         if parsed is None:
             raise exceptions.AuthenticationFailed("Invalid API key.")
@@ -73,3 +76,13 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         ApiKey.objects.filter(pk=key.pk).exclude(
             last_used_at__gte=now - LAST_USED_RESOLUTION
         ).update(last_used_at=now)
+
+
+class ApiKeyOrXApiKeyAuthentication(ApiKeyAuthentication):
+    """Also `x-api-key: <api key>`, the header Anthropic's clients send (`/v1/messages`)."""
+
+    def authenticate(self, request):
+        token = request.headers.get("x-api-key", "").strip()
+        if token and not authentication.get_authorization_header(request):
+            return self.authenticate_key(token)
+        return super().authenticate(request)

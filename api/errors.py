@@ -75,7 +75,8 @@ def flatten_errors(detail: Any, path: str = "") -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     if isinstance(detail, dict):
         for key, value in detail.items():
-            field = key if key != "non_field_errors" else ""
+            # str(): DRF keys list-item errors by int, and index 0 must not read as "no field"
+            field = str(key) if key != "non_field_errors" else ""
             out.extend(flatten_errors(value, f"{path}.{field}".strip(".") if field else path))
     elif isinstance(detail, list):
         if all(not isinstance(item, (dict, list)) for item in detail):

@@ -1,6 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from .views.anthropic import Messages
 from .views.billing import BillingReportView
 from .views.gateway import ChatCompletions
 from .views.knowledge import (
@@ -34,6 +35,7 @@ urlpatterns = [
     path("usage", UsageView.as_view(), name="usage"),
     path("billing/reports/<str:month>", BillingReportView.as_view(), name="billing-report"),
     path("chat/completions", ChatCompletions.as_view(), name="chat-completions"),
+    path("messages", Messages.as_view(), name="messages"),
     path("webhook-endpoints", WebhookEndpointList.as_view(), name="webhook-endpoints"),
     path("webhook-endpoints/<int:pk>", WebhookEndpointDetail.as_view(), name="webhook-endpoint"),
     path(

@@ -211,6 +211,8 @@ TRUTHLENS = {
     # USD per 1M tokens for models litellm has no price for: "model=in:out,model2=in:out"
     "LLM_PRICES": env_list("TRUTHLENS_LLM_PRICES", []),
     "GATEWAY_WAIT_SECONDS": env_float("TRUTHLENS_GATEWAY_WAIT_SECONDS", 30, minimum=0),
+    # Sentence annotations in streams run the detector in the web process (loaded once there).
+    "GATEWAY_STREAM_ANNOTATIONS": env_bool("TRUTHLENS_GATEWAY_STREAM_ANNOTATIONS", True),
 }
 
 from workers.celeryconfig import *  # noqa: E402,F403 - Celery settings live in their own module

@@ -40,6 +40,10 @@ def _lines(value: str) -> list[str]:
 
 class GlobalSettingsForm(forms.Form):
     enabled = forms.BooleanField(required=False, help_text="Verify answers at all.")
+    require_context = forms.BooleanField(
+        required=False,
+        help_text="Gateway: refuse chat requests that carry no context to verify against.",
+    )
     default_mode = forms.ChoiceField(choices=MODES_AUTO)
     threshold = _num(0, 1)
     token_threshold = _num(0, 1)
@@ -113,6 +117,7 @@ class GlobalSettingsForm(forms.Form):
     def initial_from(doc: PolicyDocument) -> dict[str, Any]:
         return {
             "enabled": doc.enabled,
+            "require_context": doc.require_context,
             "default_mode": doc.default_mode,
             "threshold": doc.threshold,
             "token_threshold": doc.token_threshold,
@@ -139,6 +144,7 @@ class GlobalSettingsForm(forms.Form):
         d = self.cleaned_data
         return {
             "enabled": d["enabled"],
+            "require_context": d["require_context"],
             "default_mode": d["default_mode"],
             "threshold": d["threshold"],
             "token_threshold": d["token_threshold"],

@@ -17,6 +17,7 @@ RICH = {
     "enabled": True,
     "default_mode": "auto",
     "threshold": 0.55,
+    "require_context": True,
     "standard": {"max_iterations": 4, "convergence_threshold": 0.25},
     "premium": {
         "verification_models": ["anthropic/claude-3-5-haiku"],
@@ -89,6 +90,8 @@ def editor_post(doc: PolicyDocument, **overrides) -> dict:
     }
     if doc.enabled:
         data["enabled"] = "on"
+    if doc.require_context:
+        data["require_context"] = "on"
     if doc.premium.require_consensus:
         data["premium_require_consensus"] = "on"
     for i, d in enumerate(doc.decisions):
@@ -139,6 +142,7 @@ def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, ten
     assert page.status_code == 200
     assert b"medical" in page.content
     assert b'<span class="check"><label for="id_enabled">' in page.content  # checkbox in label
+    assert b'id="id_require_context" checked' in page.content
     # when the form is posted back untouched, nothing changes and no history row is added
     response = client.post(reverse("dashboard:policy"), editor_post(doc))
     assert response.status_code == 302

@@ -81,3 +81,20 @@ def test_unusable_input_raises_a_clear_value_error(messages, message):
     with pytest.raises(MessagesError, match=message) as err:
         inputs_from_messages(messages)
     assert isinstance(err.value, ValueError)
+
+
+def test_a_plain_language_document_prompt_is_context_too():
+    """The same finder as the gateway's: issue 15's prompt is no longer context-free."""
+    item = inputs_from_messages(
+        [
+            {
+                "role": "system",
+                "content": "Answer from this document: The Eiffel Tower was built from 1887 to "
+                "1889 and is 330 metres tall.",
+            },
+            {"role": "user", "content": "When was it built?"},
+            {"role": "assistant", "content": "In 1950."},
+        ]
+    )
+    assert item.context == ("The Eiffel Tower was built from 1887 to 1889 and is 330 metres tall.",)
+    assert item.query == "When was it built?"

@@ -104,12 +104,13 @@ def test_enqueue_stage_writes_the_outbox_row_for_the_stage_task(tenant_a):
         enqueue_stage(job.pk, "mitigating")  # not a stage anything waits in
 
 
-def test_the_web_process_and_the_detect_worker_never_import_litellm():
-    """litellm takes seconds to import and only the LLM stages need it."""
+def test_the_detect_worker_and_the_non_llm_web_views_never_import_litellm():
+    """litellm takes seconds to import and only the LLM stages and the gateway need it
+    (the gateway calls the tenant's upstream through litellm, in the web process)."""
     code = (
         "import sys, django; django.setup()\n"
-        "import config.urls, dashboard.urls, workers.app, workers.tasks\n"
-        "import verification.stages.detect\n"
+        "import workers.app, workers.tasks, verification.stages.detect\n"
+        "import dashboard.urls, api.views.verifications, api.views.knowledge, api.views.usage\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'litellm')\n"
         "print(len(loaded))\n"
     )

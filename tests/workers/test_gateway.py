@@ -139,11 +139,15 @@ def test_streaming_without_context_passes_through_with_no_verdict(client_a, tena
 
 
 @pytest.mark.django_db
-def test_an_upstream_failure_is_a_503_problem(client_a, tenant_a, fake_llm):
+def test_an_upstream_failure_is_a_502_in_openai_and_problem_shape(client_a, tenant_a, fake_llm):
     from tests.fixtures.fake_llm import Reply
 
     configure_llm(tenant_a.tenant, fake_llm)
     fake_llm.script(*[Reply(status=500)] * 5)
     response = client_a.post("/v1/chat/completions", {"messages": CONVERSATION}, format="json")
-    assert response.status_code == 503
-    assert response["Content-Type"] == "application/problem+json"
+    assert response.status_code == 502  # the gateway's upstream failed, after its retries
+    body = response.json()
+    assert body["error"]["type"] == "api_error"
+    assert body["error"]["code"] == "upstream_error"
+    assert body["status"] == 502
+    assert body["type"].endswith("/upstream-error")

@@ -143,6 +143,9 @@ class PolicyDocument(_Strict):
     cost_weight: float = Field(0.1, ge=0, le=10)
     allowed_modes: list[ConcreteMode] = Field(default_factory=_all_modes)
     decisions: list[Decision] = Field(default_factory=list)
+    # Gateway: refuse (400) a chat request with no context to verify against, rather than
+    # forward an answer nobody can check.
+    require_context: bool = False
 
     @field_validator("decisions")
     @classmethod

@@ -223,6 +223,10 @@ class LLMClient:
             reraise=True,
         )
 
+    def run(self, call: LLMCall, **kwargs: Any) -> Any:
+        """`litellm.completion(**kwargs)` under this client's retries, counted in `call`."""
+        return self._retrying(call)(self._completion, **kwargs)
+
     @staticmethod
     def _request(config: ModelConfig, messages: list[Message], **extra: Any) -> dict[str, Any]:
         """litellm.completion's keyword arguments for one call to `config`."""

@@ -1,12 +1,11 @@
 """OpenAI-style chat `messages` → one `DetectionInput`.
 
-Where the grounding context lives in a RAG conversation:
-- tool / function results (`role` "tool" or "function"), one passage each;
-- the system prompt, after a "Context:"/"Documents:"/"Sources:" header, or
-  the whole system prompt when it is itself a set of numbered documents;
-- the last user message, when it carries "Context: ... Question: ...".
-The last user message (minus any embedded context) is the query; the last
-assistant message is the response to check.
+The grounding context is whatever `verification.engine.grounding.find_context`
+finds in the messages before the answer (tool results, document parts, tagged,
+headed, fenced or numbered documents, plain-language "use this document"
+prompts); the last user message without its documents is the query; the last
+assistant message is the response to check. `POST /v1/verifications` with
+`messages` and the gateway read conversations the same way.
 """
 
 from __future__ import annotations
@@ -118,8 +117,6 @@ def inputs_from_messages(
     """
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes) or not messages:
         raise MessagesError("messages must be a non-empty list")
-    passages: list[str] = []
-    query: str | None = None
     response: str | None = None
     for i, msg in enumerate(messages):
         where = f"messages[{i}]"
@@ -129,17 +126,16 @@ def inputs_from_messages(
         if role not in ROLES:
             raise MessagesError(f"{where}: unknown role {role!r}")
         text = _text(msg.get("content"), where)
-        if role in ("tool", "function"):
-            if text.strip():
-                passages.append(text.strip())
-        elif role in ("system", "developer"):
-            passages.extend(_system_context(text))
-        elif role == "user":
-            embedded, question = _user_context(text)
-            passages.extend(embedded)
-            query = question.strip() or query
-        elif text.strip():  # assistant; tool-call-only turns have no content
+        if role == "assistant" and text.strip():  # tool-call-only turns have no content
             response = text
+    # Everything before the answer is where its context may be (the gateway's finder;
+    # imported here because it splits documents with this module's `split_documents`).
+    from ..grounding import find_context
+
+    last = max(i for i, m in enumerate(messages) if m.get("role") == "assistant") if response else 0
+    found = find_context(messages[:last])
+    passages = list(found.passages)
+    query = found.query
     if response is None:
         raise MessagesError("no assistant message with text content to verify")
     # Citation markers in the answer refer to the labels the documents carry,

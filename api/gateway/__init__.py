@@ -1,0 +1,1 @@
+"""The OpenAI- and Anthropic-compatible gateway: request options, forwarding, verdicts, streams."""

@@ -1,0 +1,119 @@
+"""Streaming `/v1/messages`: the upstream's OpenAI chunks as Anthropic events, verified as they go.
+
+litellm's `AnthropicStreamWrapper` turns the chunks into Anthropic's event
+sequence. Sentence annotations ride on the events that follow a completed
+sentence (`truthlens.annotations`, as on chat streams); the `message_delta`
+event (stop reason and usage) is held until the answer is verified and carries
+the `truthlens` verdict, so it comes before `message_stop`, where clients expect
+the message to be complete.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.http import StreamingHttpResponse
+from litellm import ModelResponseStream
+from litellm.llms.anthropic.pass_through.adapters.streaming_iterator import (
+    AnthropicStreamWrapper,
+)
+
+from verification.engine.mitigation import LLMError
+from verification.engine.mitigation.llm_forward import forward_stream
+from verification.tenant_config import client_for
+
+from .answers import checkable_text
+from .errors import openai_error, upstream_error_response
+from .sentences import SentenceChecker
+from .verdicts import finish_jobs, start_jobs, unverified, verdict_of
+
+
+def _event(payload: dict) -> bytes:
+    return f"event: {payload.get('type', 'message')}\ndata: {json.dumps(payload, default=str)}\n\n".encode()
+
+
+def messages_stream_response(
+    tenant, api_key, llm, config, messages, params, extra_body, options, grounding, policy,
+    tool_names,
+):  # fmt: skip
+    gen = forward_stream(client_for(llm), config, messages, params, extra_body)
+    try:
+        first = next(gen)
+    except StopIteration:
+        first = None
+    except LLMError as exc:
+        return upstream_error_response(exc)
+    state = {"text": "", "tool_calls": False, "call": None}
+    checker = (
+        SentenceChecker(grounding.passages, grounding.query, policy, options.threshold)
+        if grounding.passages and settings.TRUTHLENS["GATEWAY_STREAM_ANNOTATIONS"]
+        else None
+    )
+
+    def upstream_chunks():
+        chunk = first
+        while chunk is not None:
+            for choice in chunk.get("choices") or []:
+                delta = choice.get("delta") or {}
+                state["text"] += delta.get("content") or ""
+                state["tool_calls"] |= bool(delta.get("tool_calls"))
+            if checker is not None and state["text"]:
+                checker.feed(0, state["text"])
+            yield ModelResponseStream(**chunk)
+            try:
+                chunk = next(gen)
+            except StopIteration as stop:
+                state["call"], chunk = stop.value or state["call"], None
+
+    def drain() -> None:
+        """Read the upstream to its end (the usage chunk follows the stop reason)."""
+        while state["call"] is None:
+            try:
+                next(gen)
+            except StopIteration as stop:
+                state["call"] = stop.value
+            except LLMError:
+                return
+
+    def verdict() -> dict:
+        drain()
+        text, why = checkable_text(
+            {"content": state["text"], "tool_calls": state["tool_calls"] or None}, False
+        )
+        if not grounding.passages or text is None or state["call"] is None:
+            reason = why or ("context missing" if grounding.status == "missing" else "no context")
+            return unverified(reason, grounding).truthlens
+        jobs = start_jobs(
+            tenant, api_key, grounding, [text], messages, config.model, options, state["call"]
+        )
+        return verdict_of(finish_jobs(jobs)[0], grounding).truthlens
+
+    def events():
+        try:
+            for event in AnthropicStreamWrapper(upstream_chunks(), config.model, tool_names):
+                if not isinstance(event, dict):
+                    continue
+                if event.get("type") == "message_delta":
+                    truthlens = verdict()
+                    if checker is not None:  # the last sentences' annotations come with it
+                        checker.feed(0, state["text"], final=True)
+                        if notes := checker.ready(wait=True):
+                            truthlens = {**truthlens, "annotations": notes}
+                    event["truthlens"] = truthlens
+                elif checker is not None and (notes := checker.ready()):
+                    event["truthlens"] = {"annotations": notes}
+                yield _event(event)
+        except LLMError as exc:
+            error = openai_error(502, f"the upstream model failed: {exc}", code="upstream_error")
+            yield _event({"type": "error", "error": error})
+        finally:
+            if checker is not None:
+                checker.close()
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-TruthLens-Enabled"] = "true" if grounding.passages else "false"
+    response["X-TruthLens-Detected"] = "pending" if grounding.passages else "unknown"
+    response["X-TruthLens-Context-Status"] = grounding.status
+    return response

@@ -1,0 +1,107 @@
+"""The client's explicit TruthLens options: the `truthlens` body field, or headers.
+
+`extra_body={"truthlens": {"context": [...], "mode": ..., "decision": ...,
+"policy_threshold": ...}}` with the official SDKs, or for simple cases the
+headers `X-TruthLens-Context` (one passage, or a JSON list of passages),
+`X-TruthLens-Mode`, `X-TruthLens-Decision` and `X-TruthLens-Threshold`. The
+body wins over a header; explicit context always wins over context found in
+the conversation. Invalid values are 400s naming the field (`truthlens.context.0`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+
+from verification.engine.modes import AUTO, MODE_NAMES
+from verification.engine.policy import PolicyDocument
+from verification.tenant_config import request_errors
+
+MAX_PASSAGES = 200
+MAX_PASSAGE_CHARS = 100_000
+
+
+class TruthLensSerializer(serializers.Serializer):
+    context = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_PASSAGE_CHARS, trim_whitespace=True),
+        required=False,
+        allow_empty=False,
+        max_length=MAX_PASSAGES,
+    )
+    mode = serializers.ChoiceField(choices=[AUTO, *MODE_NAMES], required=False)
+    decision = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    policy_threshold = serializers.FloatField(required=False, min_value=0, max_value=1)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and isinstance(data.get("context"), str):
+            data = {**data, "context": [data["context"]]}  # one passage as a plain string
+        if isinstance(data, dict) and (unknown := sorted(set(data) - set(self.fields))):
+            raise ValidationError({name: ["unknown option."] for name in unknown})
+        return super().to_internal_value(data)
+
+
+@dataclass(frozen=True)
+class Options:
+    context: tuple[str, ...] = ()
+    mode: str = "auto"
+    decision: str = ""
+    threshold: float | None = None
+
+
+def _header_options(headers) -> dict:
+    out: dict = {}
+    if raw := headers.get("X-TruthLens-Context", "").strip():
+        try:
+            value = json.loads(raw) if raw.startswith("[") else raw
+        except ValueError:
+            raise ValidationError(
+                {"X-TruthLens-Context": ["a JSON list of passages must be valid JSON."]}
+            ) from None
+        out["context"] = value
+    if mode := headers.get("X-TruthLens-Mode", "").strip():
+        out["mode"] = mode
+    if decision := headers.get("X-TruthLens-Decision", "").strip():
+        out["decision"] = decision
+    if threshold := headers.get("X-TruthLens-Threshold", "").strip():
+        out["policy_threshold"] = threshold
+    return out
+
+
+def options_from(body: dict, headers, policy: PolicyDocument) -> Options:
+    """The request's validated options; raises `ValidationError` (a 400) naming the field."""
+    given = body.get("truthlens")
+    if given is not None and not isinstance(given, dict):
+        raise ValidationError({"truthlens": ["must be an object."]})
+    header_values = _header_options(headers)
+    merged = {**header_values, **(given or {})}
+    checked = TruthLensSerializer(data=merged)
+    if not checked.is_valid():
+        # name the field where the client put it: `truthlens.<option>`, or the header
+        errors: dict = {}
+        for name, problems in checked.errors.items():
+            if given and name in given:
+                errors.setdefault("truthlens", {})[name] = problems
+            else:
+                errors[_HEADERS.get(name, "truthlens")] = problems
+        raise ValidationError(errors)
+    v = checked.validated_data
+    mode = v.get("mode", "auto")
+    if errors := request_errors(policy, mode, v.get("decision") or None):
+        raise ValidationError(errors)
+    return Options(
+        context=tuple(p for p in v.get("context", ()) if p),
+        mode=mode,
+        decision=v.get("decision", ""),
+        threshold=v.get("policy_threshold"),
+    )
+
+
+_HEADERS = {
+    "context": "X-TruthLens-Context",
+    "mode": "mode",
+    "decision": "X-TruthLens-Decision",
+    "policy_threshold": "X-TruthLens-Threshold",
+}

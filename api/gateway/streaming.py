@@ -1,0 +1,153 @@
+"""Streaming chat completions: forward the upstream's chunks, annotate sentences, verdict last.
+
+Chunks reach the client as they arrive (tool-call deltas included). With context,
+each completed sentence is checked in the background and its spans ride on the
+next chunk sent, as `truthlens.annotations`, so a UI can mark text as it appears.
+After the upstream's last chunk, the remaining sentences' annotations are sent,
+then the answer is verified as a job and a final chunk carries the `truthlens`
+verdict (with `final_response` when mitigation changed the text). The upstream
+is opened before the response starts, so its errors are still HTTP errors.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+from django.conf import settings
+from django.http import StreamingHttpResponse
+
+from verification.engine.mitigation import LLMError
+from verification.engine.mitigation.llm_forward import forward_stream
+from verification.tenant_config import client_for
+
+from .answers import checkable_text
+from .errors import openai_error, upstream_error_response
+from .params import wants_json
+from .sentences import SentenceChecker
+from .verdicts import finish_jobs, start_jobs, unverified, verdict_of
+
+
+def sse(payload: dict | str) -> bytes:
+    data = payload if isinstance(payload, str) else json.dumps(payload, default=str)
+    return f"data: {data}\n\n".encode()
+
+
+class _Answer:
+    """One choice's message as it is assembled from deltas."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.tool_calls = False
+        self.finish: str | None = None
+
+
+def stream_response(
+    tenant, api_key, llm, config, messages, params, extra_body, options, grounding, policy
+):
+    gen = forward_stream(client_for(llm), config, messages, params, extra_body)
+    try:
+        first = next(gen)
+    except StopIteration:
+        first = None
+    except LLMError as exc:
+        return upstream_error_response(exc)
+    chunk_id = "chatcmpl-" + uuid.uuid4().hex
+    model = config.model
+
+    def ours(chunk: dict) -> dict:
+        chunk.update(id=chunk_id, model=model)
+        for choice in chunk.get("choices") or []:
+            choice.pop("provider_specific_fields", None)
+            (choice.get("delta") or {}).pop("provider_specific_fields", None)
+        return chunk
+
+    def events():
+        answers: dict[int, _Answer] = {}
+        checker = (
+            SentenceChecker(grounding.passages, grounding.query, policy, options.threshold)
+            if grounding.passages and settings.TRUTHLENS["GATEWAY_STREAM_ANNOTATIONS"]
+            else None
+        )
+        try:
+            yield from relay(answers, checker)
+        finally:
+            if checker is not None:
+                checker.close()
+
+    def relay(answers: dict[int, _Answer], checker: SentenceChecker | None):
+        call = None
+        try:
+            chunk = first
+            while chunk is not None:
+                for choice in chunk.get("choices") or []:
+                    answer = answers.setdefault(choice.get("index", 0), _Answer())
+                    delta = choice.get("delta") or {}
+                    answer.text += delta.get("content") or ""
+                    answer.tool_calls |= bool(delta.get("tool_calls") or delta.get("function_call"))
+                    answer.finish = choice.get("finish_reason") or answer.finish
+                    if checker is not None and delta.get("content"):
+                        checker.feed(choice.get("index", 0), answer.text)
+                if checker is not None and (notes := checker.ready()):
+                    chunk["truthlens"] = {"annotations": notes}
+                yield sse(ours(chunk))
+                try:
+                    chunk = next(gen)
+                except StopIteration as stop:
+                    call, chunk = stop.value, None
+        except LLMError as exc:
+            error = openai_error(502, f"the upstream model failed: {exc}", code="upstream_error")
+            yield sse({"error": error})
+            yield sse("[DONE]")
+            return
+        if checker is not None:
+            for index, answer in answers.items():
+                checker.feed(index, answer.text, final=True)
+            if notes := checker.ready(wait=True):
+                yield sse(ours(_chunk(model, {"annotations": notes})))
+        yield sse(ours(_chunk(model, _verdict(answers, call), answers)))
+        yield sse("[DONE]")
+
+    def _verdict(answers: dict[int, _Answer], call) -> dict:
+        json_mode = wants_json(params)
+        texts = {
+            i: checkable_text({"content": a.text, "tool_calls": a.tool_calls or None}, json_mode)
+            for i, a in sorted(answers.items())
+        }
+        reason = "context missing" if grounding.status == "missing" else "no context"
+        todo = [i for i, (text, _) in texts.items() if text is not None]
+        if not grounding.passages or not todo or call is None:
+            first_why = next((why for _, why in texts.values() if why), "") or reason
+            return unverified(first_why if grounding.passages else reason, grounding).truthlens
+        jobs = start_jobs(
+            tenant, api_key, grounding, [texts[i][0] for i in todo], messages, model, options, call
+        )
+        verdicts = [verdict_of(job, grounding).truthlens for job in finish_jobs(jobs)]
+        verdict = dict(verdicts[0])
+        if len(answers) > 1:
+            verdict["choices"] = [{"index": i, **v} for i, v in zip(todo, verdicts, strict=True)]
+            verdict["detected"] = any(v.get("detected") for v in verdicts)
+        return verdict
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-TruthLens-Enabled"] = "true" if grounding.passages else "false"
+    response["X-TruthLens-Detected"] = "pending" if grounding.passages else "unknown"
+    response["X-TruthLens-Context-Status"] = grounding.status
+    return response
+
+
+def _chunk(model: str, truthlens: dict, answers: dict | None = None) -> dict:
+    """A chunk with no text: annotations, or (with `answers`) the final verdict."""
+    choices = [
+        {"index": i, "delta": {}, "finish_reason": a.finish or "stop"}
+        for i, a in sorted((answers or {}).items())
+    ] or [{"index": 0, "delta": {}, "finish_reason": None}]
+    return {
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "choices": choices,
+        "truthlens": truthlens,
+    }

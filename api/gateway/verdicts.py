@@ -1,0 +1,107 @@
+"""Verifying the answers of one upstream reply: a job per checkable choice, waited on together."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from api.views.verifications import jobs_with_details, wait_until_final
+from verification.actions.create import NewVerification
+from verification.actions.gateway import verify_reply
+from verification.engine.mitigation import LLMCall
+from verification.engine.text.messages import marker_ids
+from verification.models import VerificationJob
+from verification.serializers import VerificationSerializer, verification_headers
+
+from .grounding import Grounding
+from .options import Options
+
+TRUTHLENS_FIELDS = (
+    "id",
+    "status",
+    "verification_status",
+    "score",
+    "final_score",
+    "detected",
+    "risk_level",
+    "mode",
+    "iterations",
+    "warning",
+    "final_response",
+    "spans",
+)
+
+
+@dataclass
+class Verdict:
+    """One choice's verdict: its job (None when nothing was verified) and the `truthlens` dict."""
+
+    truthlens: dict
+    job: VerificationJob | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def content(self, original: str, rewritable: bool) -> str:
+        """The text to return: mitigated prose, or the original when it must stay as sent."""
+        job = self.job
+        if job is None or not rewritable or not job.is_final:
+            return original
+        content = job.final_response or original
+        if job.warning and job.mode == "lightweight":
+            content = f"{content}\n\n{job.warning}"
+        return content
+
+
+def unverified(reason: str, grounding: Grounding) -> Verdict:
+    return Verdict(
+        {"verified": False, "reason": reason, "detected": None, "context": grounding.describe()},
+        headers={"X-TruthLens-Enabled": "false", "X-TruthLens-Detected": "unknown"},
+    )
+
+
+def verdict_of(job: VerificationJob, grounding: Grounding) -> Verdict:
+    data = VerificationSerializer(job).data
+    truthlens = {k: data[k] for k in TRUTHLENS_FIELDS}
+    truthlens["verified"] = job.is_final
+    truthlens["context"] = grounding.describe()
+    return Verdict(truthlens, job, dict(verification_headers(job)))
+
+
+def start_jobs(
+    tenant,
+    api_key,
+    grounding: Grounding,
+    answers: list[str],
+    messages: list[dict],
+    model: str,
+    options: Options,
+    call: LLMCall,
+) -> list[VerificationJob]:
+    """A verification per answer; the upstream call is billed once, to the first
+    (`actions.gateway.verify_reply`)."""
+    requests = [
+        NewVerification(
+            context=list(grounding.passages),
+            passage_ids=marker_ids(grounding.passages),
+            response=answer,
+            query=grounding.query,
+            messages=messages,
+            model=model,
+            mode=options.mode,
+            decision=options.decision,
+            threshold=options.threshold,
+            metadata={"source": "gateway", "context": grounding.status, "choice": i},
+        )
+        for i, answer in enumerate(answers)
+    ]
+    return verify_reply(tenant, api_key, requests, model, call)
+
+
+def finish_jobs(jobs: list[VerificationJob]) -> list[VerificationJob]:
+    """Wait for the jobs (one shared deadline), then re-read them with their details."""
+    deadline = time.monotonic() + settings.TRUTHLENS["GATEWAY_WAIT_SECONDS"]
+    for job in jobs:
+        wait_until_final(job, max(0.0, deadline - time.monotonic()))
+    by_pk = jobs_with_details().in_bulk([j.pk for j in jobs])
+    return [by_pk[j.pk] for j in jobs]
