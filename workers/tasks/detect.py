@@ -10,13 +10,14 @@ from django.conf import settings
 from observability import metrics, tracing
 from verification.actions.claim import claim, claim_more
 from verification.stages.detect import process_jobs
+from verification.stages.enqueue import DETECT
 
 from .options import JOB_TASK_OPTIONS
 
 log = logging.getLogger(__name__)
 
 
-@shared_task(name="truthlens.detect", queue="detect", **JOB_TASK_OPTIONS)
+@shared_task(name=DETECT.task, queue=DETECT.queue, **JOB_TASK_OPTIONS)
 def detect(job_id: str) -> None:
     """Idempotent on the job id: a job already taken or finished is left alone."""
     job = claim(job_id)

@@ -7,11 +7,12 @@ from celery import shared_task
 from observability import tracing
 from observability.logcontext import bind
 from verification.actions.stages import claim_mitigation
+from verification.stages.enqueue import MITIGATE
 
 from .options import JOB_TASK_OPTIONS
 
 
-@shared_task(name="truthlens.mitigate", queue="mitigate", **JOB_TASK_OPTIONS)
+@shared_task(name=MITIGATE.task, queue=MITIGATE.queue, **JOB_TASK_OPTIONS)
 def mitigate(job_id: str) -> None:
     """Idempotent on the job id: only a job waiting for mitigation (or whose lease expired) runs."""
     job = claim_mitigation(job_id)
