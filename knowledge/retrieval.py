@@ -1,8 +1,8 @@
 """Retrieval: Postgres full-text search for candidates, re-ranked by the MiniLM encoder.
 
-The candidates are the passages whose `tsv` (GIN-indexed) matches any content word
-of the claim, best `ts_rank_cd` first; their stored embeddings are then compared
-with the claim's (cosine), which orders the final hits. One query covers every
+The candidates are the passages whose `tsv` (GIN-indexed) matches content words of
+the claim, best `ts_rank_cd` first; their stored embeddings are then compared with
+the claim's (cosine), and the two orders are fused (reciprocal rank fusion). One query covers every
 text-search configuration the knowledge bases use (one per document language).
 """
 
@@ -19,9 +19,10 @@ from django.db import connection
 from .models import Document, Passage
 from .text_search import CONFIGS, FALLBACK, config_for, or_query, query_terms
 
-CANDIDATES = 50
+CANDIDATES = 200
 MAX_RANKED = 2000  # matches ranked per query (see `_ranked`)
-PAIR_TERMS = 10  # the claim's first content words whose pairs make the selective query
+PAIR_TERMS = 10
+RRF_K = 60  # the usual reciprocal-rank-fusion constant  # the claim's first content words whose pairs make the selective query
 _KNOWN = set(CONFIGS.values()) | {FALLBACK}
 
 
@@ -106,6 +107,16 @@ def _embed(texts: list[str]) -> np.ndarray:
     return encoder.encode(texts)
 
 
+def fuse(similarity: np.ndarray, k: int = RRF_K) -> list[int]:
+    """Reciprocal-rank fusion of the full-text order (the candidates' order) and the
+    encoder's: a passage both rank well comes first; either alone cannot bury it."""
+    by_text = np.arange(len(similarity))
+    by_meaning = np.empty(len(similarity), dtype=int)
+    by_meaning[np.argsort(-similarity, kind="stable")] = np.arange(len(similarity))
+    score = 1.0 / (k + by_text) + 1.0 / (k + by_meaning)
+    return [int(i) for i in np.argsort(-score, kind="stable")]
+
+
 def search(
     tenant_id: int,
     knowledge_bases: Sequence[uuid.UUID],
@@ -122,9 +133,10 @@ def search(
         .select_related("document")
         .only("id", "text", "start", "end", "embedding", "knowledge_base_id", "document__name")
     )
+    rows.sort(key=lambda r: ids.index(r.id))  # full-text rank order
     matrix = np.stack([np.frombuffer(bytes(r.embedding), dtype=np.float32) for r in rows])
     similarity = matrix @ _embed([text])[0]
-    order = np.argsort(-similarity, kind="stable")[:k]
+    order = fuse(similarity)[:k]
     return [
         Hit(
             passage_id=rows[i].id,

@@ -127,3 +127,15 @@ def test_another_tenants_knowledge_base_is_not_found(client_a, client_b):
     )
     assert sneaky.status_code == 404
     assert client_b.get("/v1/knowledge-bases").json()["results"] == []
+
+
+def test_fusion_ranks_first_what_both_orders_rank_well():
+    import numpy as np
+
+    from knowledge.retrieval import fuse
+
+    # full-text order 0..9; the encoder ranks 5 first and 0 last
+    order = fuse(np.array([-1.0, 0.1, 0.2, 0.3, 0.4, 0.9, 0.0, 0.0, 0.0, 0.0]))
+    assert order[0] == 5  # good in both
+    assert order.index(0) > 0  # first by words alone, but last by meaning
+    assert sorted(order) == list(range(10))
