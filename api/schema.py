@@ -16,3 +16,19 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
             "bearerFormat": "tl_<prefix>_<secret>",
             "description": "An API key: `Authorization: Bearer tl_<prefix>_<secret>`.",
         }
+
+
+class ApiKeyOrXApiKeyScheme(OpenApiAuthenticationExtension):
+    """`/v1/messages` takes the key as a bearer token or as `x-api-key`, as the Anthropic
+    SDK sends it."""
+
+    target_class = "api.authentication.ApiKeyOrXApiKeyAuthentication"
+    name = "XApiKey"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "x-api-key",
+            "description": "An API key in `x-api-key` (or `Authorization: Bearer tl_…`).",
+        }

@@ -280,6 +280,9 @@ class WebSearchView(TenantScopedView):
             raise Http404("No web search provider is configured.")
         return found
 
+    def get_object(self) -> WebSearchSettings:  # used by OPTIONS (DRF's metadata) for PUT
+        return self._current()
+
     def get(self, request):
         return Response(WebSearchSerializer(self._current()).data)
 
