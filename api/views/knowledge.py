@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.db.models import Count
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import parsers, serializers, status
@@ -39,7 +40,9 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "documents", "created_at"]
 
     def get_documents(self, kb: KnowledgeBase) -> int:
-        return kb.documents.count()
+        # annotated by the views that list bases (one query, not one per base)
+        count = getattr(kb, "document_count", None)
+        return kb.documents.count() if count is None else count
 
 
 class DocumentSerializer(serializers.ModelSerializer):
@@ -132,7 +135,7 @@ class KnowledgeBaseList(_KnowledgeView):
     serializer_class = KnowledgeBaseSerializer
 
     def base_queryset(self):
-        return KnowledgeBase.objects.order_by("name")
+        return KnowledgeBase.objects.annotate(document_count=Count("documents")).order_by("name")
 
     @extend_schema(
         operation_id="knowledge_bases_list", responses=KnowledgeBaseSerializer(many=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 from django.contrib import messages
+from django.db.models import Count
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -71,7 +72,9 @@ def bases(request, scope):
         else:
             messages.success(request, f"Knowledge base “{kb.name}” created.")
             return redirect("dashboard:knowledge-base", kb_id=kb.public_id)
-    listing = scope.filter(KnowledgeBase.objects.all()).order_by("name")
+    listing = scope.filter(
+        KnowledgeBase.objects.annotate(document_count=Count("documents"))
+    ).order_by("name")
     return render(
         request,
         "dashboard/knowledge_bases.html",
@@ -86,7 +89,6 @@ def bases(request, scope):
 
 
 def _kb(scope, kb_id: str) -> KnowledgeBase:
-
     return scope.get_or_404(KnowledgeBase.objects.all(), pk=parse_kb_id(kb_id))
 
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from knowledge.models import WebSearchSettings
+from knowledge.models import KnowledgeBase, WebSearchSettings
 from tenants.models import Plan, Policy
 from verification.actions.claim import claim
 from verification.models import UsageRecord, VerificationJob
@@ -166,3 +166,35 @@ def test_the_web_search_provider_is_configured_through_the_api_with_a_hidden_key
     assert client_b.get("/v1/web-search").status_code == 404  # B has none, and sees not A's
     assert client_a.delete("/v1/web-search").status_code == 204
     assert not WebSearchSettings.objects.exists()
+
+
+def test_one_encoder_pass_and_one_configuration_read_per_answer(client_a, monkeypatch):
+    from knowledge import retrieval
+    from verification.stages.ground import gather
+
+    kb_id = _kb_with(client_a, ("tower.txt", TOWER), ("bridge.txt", BRIDGE))
+    kb = KnowledgeBase.objects.get()
+    encoded, configs = [], []
+    real_encode, real_configs = retrieval.encode, retrieval.configs_of
+    monkeypatch.setattr(
+        retrieval, "encode", lambda texts: encoded.append(texts) or real_encode(texts)
+    )
+    monkeypatch.setattr(
+        retrieval, "configs_of", lambda kbs: configs.append(kbs) or real_configs(kbs)
+    )
+    answer = "The Eiffel Tower was built in 1950. The Golden Gate Bridge opened in 1937."
+    g = gather(kb.tenant_id, answer, 5, kb)
+    assert [len(t) for t in encoded] == [2]  # both claims in one batch
+    assert len(configs) == 1
+    assert g.summary() == "2 of 2 claims had evidence"
+    assert kb_id == kb.public_id
+
+
+def test_listing_knowledge_bases_counts_documents_in_one_query(
+    client_a, django_assert_max_num_queries
+):
+    for name in ("A", "B", "C"):
+        client_a.post("/v1/knowledge-bases", {"name": name}, format="json")
+    with django_assert_max_num_queries(3):  # key, page count, page: not one count per base
+        listed = client_a.get("/v1/knowledge-bases").json()["results"]
+    assert [b["documents"] for b in listed] == [0, 0, 0]
