@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
-from rest_framework.response import Response
 
 from verification.engine.mitigation import LLMError
 from verification.engine.mitigation.llm_forward import forward
-from verification.tenant_config import client_for, model_config, policy_for
+from verification.tenant_config import client_for, model_config
 
 from ..authentication import ApiKeyOrXApiKeyAuthentication
 from ..gateway.anthropic import to_anthropic, to_openai
@@ -17,9 +15,8 @@ from ..gateway.anthropic_stream import messages_stream_response
 from ..gateway.completion import verify_completion
 from ..gateway.errors import upstream_error_response
 from ..gateway.grounding import grounding_for
-from ..gateway.options import options_from
 from ..gateway.params import split_params
-from .gateway import GatewayView
+from .gateway import GatewayView, with_headers
 
 
 class MessagesRequestSerializer(serializers.Serializer):
@@ -37,19 +34,13 @@ class Messages(GatewayView):
 
     @extend_schema(request=MessagesRequestSerializer, responses={200: None})
     def post(self, request):
-        if not isinstance(request.data, dict):
-            raise ValidationError({"messages": ["the body must be a JSON object."]})
-        data = MessagesRequestSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        llm = self.upstream()
-        model = data.validated_data["model"] or llm.default_model
-        policy = policy_for(self.tenant)
-        options = options_from(request.data, request.headers, policy)
+        started = self.start(request, MessagesRequestSerializer)
+        llm, model, policy, options = started.llm, started.model, started.policy, started.options
         chat, tool_names = to_openai({**request.data, "model": model})
         messages = chat["messages"]
         grounding = grounding_for(messages, options, policy)
         params, extra_body = split_params(chat)
-        if data.validated_data["stream"]:
+        if started.validated["stream"]:
             return messages_stream_response(
                 self.tenant, request.auth, llm, model_config(llm, model), messages, params,
                 extra_body, options, grounding, policy, tool_names,
@@ -62,7 +53,4 @@ class Messages(GatewayView):
             self.tenant, request.auth, reply.response, reply.call, model, messages,
             options, grounding, params,
         )  # fmt: skip
-        response = Response(to_anthropic(completion, tool_names))
-        for name, value in headers.items():
-            response[name] = value
-        return response
+        return with_headers(to_anthropic(completion, tool_names), headers)

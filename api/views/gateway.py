@@ -12,6 +12,7 @@ back intact and unverified. Errors use OpenAI's error shape (`api.gateway.errors
 from __future__ import annotations
 
 import copy
+from typing import NamedTuple
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -21,13 +22,14 @@ from rest_framework.response import Response
 from tenants.models import LLMSettings
 from verification.engine.mitigation import LLMError
 from verification.engine.mitigation.llm_forward import forward
+from verification.engine.policy import PolicyDocument
 from verification.models import VerificationJob
 from verification.tenant_config import client_for, model_config, policy_for
 
 from ..gateway.completion import verify_completion
 from ..gateway.errors import gateway_exception_handler, upstream_error_response
 from ..gateway.grounding import grounding_for
-from ..gateway.options import options_from
+from ..gateway.options import Options, options_from
 from ..gateway.params import split_params
 from ..gateway.streaming import stream_response
 from ..serializers import MessageSerializer
@@ -57,6 +59,38 @@ class GatewayView(TenantScopedView):
             raise ValidationError({"model": "this tenant has no upstream LLM configured."})
         return llm
 
+    def start(self, request, serializer_class) -> Started:
+        """What both gateways check before the upstream call (a refused request must
+        not cost an LLM call): the body, the tenant's upstream, model, policy, options."""
+        if not isinstance(request.data, dict):
+            raise ValidationError({"messages": ["the body must be a JSON object."]})
+        data = serializer_class(data=request.data)
+        data.is_valid(raise_exception=True)
+        llm = self.upstream()
+        policy = policy_for(self.tenant)
+        return Started(
+            data.validated_data,
+            llm,
+            data.validated_data["model"] or llm.default_model,
+            policy,
+            options_from(request.data, request.headers, policy),
+        )
+
+
+class Started(NamedTuple):
+    validated: dict
+    llm: LLMSettings
+    model: str
+    policy: PolicyDocument
+    options: Options
+
+
+def with_headers(body: dict, headers: dict[str, str]) -> Response:
+    response = Response(body)
+    for name, value in headers.items():
+        response[name] = value
+    return response
+
 
 class ChatCompletions(GatewayView):
     # Also what OPTIONS describes: without it DRF's metadata answered OPTIONS with a 500.
@@ -64,21 +98,14 @@ class ChatCompletions(GatewayView):
 
     @extend_schema(request=ChatRequestSerializer, responses={200: None})
     def post(self, request):
-        if not isinstance(request.data, dict):
-            raise ValidationError({"messages": ["the body must be a JSON object."]})
-        data = ChatRequestSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        llm = self.upstream()
-        model = data.validated_data["model"] or llm.default_model
+        started = self.start(request, ChatRequestSerializer)
+        llm, model, policy, options = started.llm, started.model, started.policy, started.options
         # Forwarded as sent: the serializer would drop assistant `tool_calls` and the like.
         messages = copy.deepcopy(request.data["messages"])
-        policy = policy_for(self.tenant)
-        # All checked before the upstream call: a refused request must not cost an LLM call.
-        options = options_from(request.data, request.headers, policy)
         grounding = grounding_for(messages, options, policy)
         params, extra_body = split_params(request.data)
         config = model_config(llm, model)
-        if data.validated_data["stream"]:
+        if started.validated["stream"]:
             return stream_response(
                 self.tenant, request.auth, llm, config, messages, params, extra_body,
                 options, grounding, policy,
@@ -91,7 +118,4 @@ class ChatCompletions(GatewayView):
             self.tenant, request.auth, reply.response, reply.call, model, messages,
             options, grounding, params,
         )  # fmt: skip
-        response = Response(completion)
-        for name, value in headers.items():
-            response[name] = value
-        return response
+        return with_headers(completion, headers)
