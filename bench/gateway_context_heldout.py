@@ -9,8 +9,11 @@ fails, add the failing shape to bench/gateway_context_set.py and fix it there.
 
 from __future__ import annotations
 
-import json
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gateway_context_set import system, ungrounded_rows, user, write
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "gateway_context_heldout.jsonl"
 
@@ -80,44 +83,36 @@ Q = {
 }
 
 
-def u(text):
-    return {"role": "user", "content": text}
-
-
-def s(text):
-    return {"role": "system", "content": text}
-
-
 def templates(docs, q):
     one = docs[0][1]
     joined = "\n\n".join(t for _, t in docs)
     return {
         "alpaca_input": [
-            u(
+            user(
                 f"### Instruction:\nAnswer the question using the input.\n\n### Input:\n{joined}\n\n### Question:\n{q}\n\n### Response:"
             )
         ],
-        "knowledge_header": [s(f"You are a helpful bot.\n\nKnowledge:\n{joined}"), u(q)],
+        "knowledge_header": [system(f"You are a helpful bot.\n\nKnowledge:\n{joined}"), user(q)],
         "relevant_information": [
-            u(
+            user(
                 f"Relevant information:\n{joined}\n\nUsing only the information above, {q[0].lower() + q[1:]}"
             )
         ],
-        "article_qa": [u(f"Article: {one}\n\nQ: {q}\nA:")],
+        "article_qa": [user(f"Article: {one}\n\nQ: {q}\nA:")],
         "doc_id_tags": [
-            s("Answer with the documents."),
-            u(
+            system("Answer with the documents."),
+            user(
                 "\n".join(f'<doc id="{i}">{t}</doc>' for i, (_, t) in enumerate(docs, 1))
                 + f"\n\n{q}"
             ),
         ],
         "angle_delimited": [
-            u(
+            user(
                 f"Answer the question based on the text delimited by triple angle brackets.\n<<<\n{joined}\n>>>\n{q}"
             )
         ],
         "function_role": [
-            u(q),
+            user(q),
             {
                 "role": "assistant",
                 "content": None,
@@ -126,8 +121,8 @@ def templates(docs, q):
             {"role": "function", "name": "lookup", "content": joined},
         ],
         "autogen_tool": [
-            s("You are a helpful AI assistant. Reply TERMINATE when the task is done."),
-            u(q),
+            system("You are a helpful AI assistant. Reply TERMINATE when the task is done."),
+            user(q),
             {
                 "role": "assistant",
                 "content": None,
@@ -141,14 +136,17 @@ def templates(docs, q):
             },
             {"role": "tool", "tool_call_id": "t1", "content": joined},
         ],
-        "given_this_text": [u(f"Given this text, answer: {q}\n\nText: {one}")],
+        "given_this_text": [user(f"Given this text, answer: {q}\n\nText: {one}")],
         "facts_list": [
-            s("Here are some facts you can rely on:\n" + "\n".join(f"- {t}" for _, t in docs)),
-            u(q),
+            system("Here are some facts you can rely on:\n" + "\n".join(f"- {t}" for _, t in docs)),
+            user(q),
         ],
-        "developer_role_context": [{"role": "developer", "content": f"Context:\n{joined}"}, u(q)],
+        "developer_role_context": [
+            {"role": "developer", "content": f"Context:\n{joined}"},
+            user(q),
+        ],
         "quote_block": [
-            u(
+            user(
                 "Based on this passage:\n\n"
                 + "\n".join(f"> {line}" for line in one.split(". "))
                 + f"\n\n{q}"
@@ -159,44 +157,44 @@ def templates(docs, q):
 
 NEGATIVES = [
     [
-        s(
+        system(
             "Answer the following questions as best you can. Use the following format:\n\nQuestion: the input question\nThought: think about what to do\nAction: the action to take\nObservation: the result\nFinal Answer: the final answer"
         ),
-        u("What is 17 times 23?"),
+        user("What is 17 times 23?"),
     ],
     [
-        u(
+        user(
             "Read the following instructions carefully and then write a limerick about a cat who loves jazz."
         )
     ],
     [
-        s(
+        system(
             "You are Max, a cheerful fitness coach who motivates people with short, energetic messages. You never give medical advice and you always suggest consulting a doctor for injuries."
         ),
-        u("Motivate me to go running today!"),
+        user("Motivate me to go running today!"),
     ],
     [
-        u(
+        user(
             'Here is my code:\n```go\nfunc main() {\n    fmt.Println("hi")\n}\n```\nWhy doesn\'t it compile?'
         )
     ],
-    [u("Summarize our conversation so far.")],
-    [u("List five countries in South America.")],
+    [user("Summarize our conversation so far.")],
+    [user("List five countries in South America.")],
     [
-        s("You are a helpful assistant. Today's date is 2026-11-24."),
-        u("What day of the week is it?"),
+        system("You are a helpful assistant. Today's date is 2026-11-24."),
+        user("What day of the week is it?"),
     ],
-    [u("Write a cover letter for a junior data analyst position.")],
+    [user("Write a cover letter for a junior data analyst position.")],
 ]
 MISSING = [
     [
-        s("Only answer from the knowledge base articles provided. Never guess."),
-        u("What is the refund window?"),
+        system("Only answer from the knowledge base articles provided. Never guess."),
+        user("What is the refund window?"),
     ],
-    [u("Using the attached PDF, what are the payment terms?")],
+    [user("Using the attached PDF, what are the payment terms?")],
     [
-        s("You are a RAG assistant. Cite the retrieved documents as [n]."),
-        u("Who founded the company?"),
+        system("You are a RAG assistant. Cite the retrieved documents as [n]."),
+        user("Who founded the company?"),
     ],
 ]
 
@@ -220,30 +218,8 @@ def build() -> list[dict]:
                     "grounded": "found",
                 }
             )
-    for i, m in enumerate(NEGATIVES):
-        rows.append(
-            {
-                "id": f"negative-{i}",
-                "family": "negative",
-                "messages": m,
-                "gold": [],
-                "grounded": "none",
-            }
-        )
-    for i, m in enumerate(MISSING):
-        rows.append(
-            {
-                "id": f"missing-{i}",
-                "family": "missing",
-                "messages": m,
-                "gold": [],
-                "grounded": "missing",
-            }
-        )
-    return rows
+    return rows + ungrounded_rows(NEGATIVES, MISSING)
 
 
 if __name__ == "__main__":
-    rows = build()
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    print(f"{len(rows)} cases -> {OUT}")
+    write(build(), OUT)

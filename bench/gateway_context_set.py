@@ -461,30 +461,30 @@ def build() -> list[dict]:
                     "grounded": "found",
                 }
             )
-    for i, messages in enumerate(NEGATIVES):
-        rows.append(
-            {
-                "id": f"negative-{i}",
-                "family": "negative",
-                "messages": messages,
-                "gold": [],
-                "grounded": "none",
-            }
-        )
-    for i, messages in enumerate(MISSING):
-        rows.append(
-            {
-                "id": f"missing-{i}",
-                "family": "missing",
-                "messages": messages,
-                "gold": [],
-                "grounded": "missing",
-            }
-        )
+    return rows + ungrounded_rows(NEGATIVES, MISSING)
+
+
+def ungrounded_rows(negatives: list, missing: list) -> list[dict]:
+    """Conversations with no context ("none") and grounded-looking ones without it."""
+    rows = []
+    for status, family, cases in (("none", "negative", negatives), ("missing", "missing", missing)):
+        for i, messages in enumerate(cases):
+            rows.append(
+                {
+                    "id": f"{family}-{i}",
+                    "family": family,
+                    "messages": messages,
+                    "gold": [],
+                    "grounded": status,
+                }
+            )
     return rows
 
 
+def write(rows: list[dict], out: Path) -> None:
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    print(f"{len(rows)} cases -> {out}")
+
+
 if __name__ == "__main__":
-    rows = build()
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    print(f"{len(rows)} cases -> {OUT}")
+    write(build(), OUT)
