@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 
-from django.conf import settings
 from django.http import StreamingHttpResponse
 from litellm import ModelResponseStream
 from litellm.llms.anthropic.pass_through.adapters.streaming_iterator import (
@@ -20,12 +19,11 @@ from litellm.llms.anthropic.pass_through.adapters.streaming_iterator import (
 )
 
 from verification.engine.mitigation import LLMError
-from verification.engine.mitigation.llm_forward import forward_stream
-from verification.tenant_config import client_for
 
 from .answers import checkable_text
 from .errors import openai_error, upstream_error_response
-from .sentences import SentenceChecker
+from .sentences import sentence_checker
+from .streaming import open_stream
 from .verdicts import finish_jobs, start_jobs, unverified, verdict_of
 
 
@@ -37,19 +35,12 @@ def messages_stream_response(
     tenant, api_key, llm, config, messages, params, extra_body, options, grounding, policy,
     tool_names,
 ):  # fmt: skip
-    gen = forward_stream(client_for(llm), config, messages, params, extra_body)
     try:
-        first = next(gen)
-    except StopIteration:
-        first = None
+        gen, first = open_stream(llm, config, messages, params, extra_body)
     except LLMError as exc:
         return upstream_error_response(exc)
     state = {"text": "", "tool_calls": False, "call": None}
-    checker = (
-        SentenceChecker(grounding.passages, grounding.query, policy, options.threshold)
-        if grounding.passages and settings.TRUTHLENS["GATEWAY_STREAM_ANNOTATIONS"]
-        else None
-    )
+    checker = sentence_checker(grounding, policy, options)
 
     def upstream_chunks():
         chunk = first

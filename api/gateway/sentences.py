@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from django.conf import settings
+
 from verification.engine import DetectionInput, verify
 from verification.engine.detectors.windows import sentence_bounds
 from verification.engine.job_plan import detection_config
@@ -80,3 +82,10 @@ class SentenceChecker:
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def sentence_checker(grounding, policy: PolicyDocument, options) -> SentenceChecker | None:
+    """The checker for a stream, or None: no context, or annotations switched off."""
+    if not grounding.passages or not settings.TRUTHLENS["GATEWAY_STREAM_ANNOTATIONS"]:
+        return None
+    return SentenceChecker(grounding.passages, grounding.query, policy, options.threshold)

@@ -15,7 +15,6 @@ import json
 import time
 import uuid
 
-from django.conf import settings
 from django.http import StreamingHttpResponse
 
 from verification.engine.mitigation import LLMError
@@ -25,7 +24,7 @@ from verification.tenant_config import client_for
 from .answers import checkable_text
 from .errors import openai_error, upstream_error_response
 from .params import wants_json
-from .sentences import SentenceChecker
+from .sentences import SentenceChecker, sentence_checker
 from .verdicts import finish_jobs, start_jobs, unverified, verdict_of
 
 
@@ -43,14 +42,21 @@ class _Answer:
         self.finish: str | None = None
 
 
+def open_stream(llm, config, messages, params, extra_body):
+    """(the upstream stream, its first chunk or None); `LLMError` when it does not open,
+    so the client still gets an error response instead of a broken stream."""
+    gen = forward_stream(client_for(llm), config, messages, params, extra_body)
+    try:
+        return gen, next(gen)
+    except StopIteration:
+        return gen, None
+
+
 def stream_response(
     tenant, api_key, llm, config, messages, params, extra_body, options, grounding, policy
 ):
-    gen = forward_stream(client_for(llm), config, messages, params, extra_body)
     try:
-        first = next(gen)
-    except StopIteration:
-        first = None
+        gen, first = open_stream(llm, config, messages, params, extra_body)
     except LLMError as exc:
         return upstream_error_response(exc)
     chunk_id = "chatcmpl-" + uuid.uuid4().hex
@@ -65,11 +71,7 @@ def stream_response(
 
     def events():
         answers: dict[int, _Answer] = {}
-        checker = (
-            SentenceChecker(grounding.passages, grounding.query, policy, options.threshold)
-            if grounding.passages and settings.TRUTHLENS["GATEWAY_STREAM_ANNOTATIONS"]
-            else None
-        )
+        checker = sentence_checker(grounding, policy, options)
         try:
             yield from relay(answers, checker)
         finally:
