@@ -105,6 +105,33 @@ class Passage(models.Model):
         return f"{self.document_id} #{self.position}"
 
 
+class TermStat(models.Model):
+    """How many passages of a knowledge base hold a lexeme (its document frequency).
+
+    Kept by database triggers on `knowledge_passage` (migration 0002), so inserts,
+    re-indexing and deletes (cascades included) keep it exact in the same
+    transaction. Retrieval reads it to start from a claim's rarest words and to
+    weight each word by its inverse document frequency. The row with the empty
+    lexeme counts the knowledge base's passages (no real lexeme is empty).
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="+")
+    config = models.CharField(max_length=32)
+    lexeme = models.TextField()
+    ndoc = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["knowledge_base", "config", "lexeme"], name="uniq_term_per_kb_config"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lexeme!r}: {self.ndoc}"
+
+
 class SearchProvider(models.TextChoices):
     TAVILY = "tavily"
     SERPER = "serper"

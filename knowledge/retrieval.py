@@ -1,29 +1,31 @@
 """Retrieval: Postgres full-text search for candidates, re-ranked by the MiniLM encoder.
 
-The candidates are the passages whose `tsv` (GIN-indexed) matches content words of
-the claim, best `ts_rank_cd` first; their stored embeddings are then compared with
-the claim's (cosine), and the two orders are fused (reciprocal rank fusion). One query covers every
-text-search configuration the knowledge bases use (one per document language).
+The candidates are the passages whose `tsv` (GIN-indexed) holds the claim's rarest
+content words (document frequencies from `TermStat`, kept by triggers), scored by the
+inverse document frequencies of all the claim's words they hold; their stored
+embeddings are then compared with the claim's (cosine), and the two orders are fused
+(reciprocal rank fusion). Each text-search configuration the knowledge bases use
+(one per document language) is searched with the claim's lexemes under it.
 """
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 from django.db import connection
 
 from .encoder import encode
 from .models import Document, Passage
-from .text_search import CONFIGS, FALLBACK, config_for, or_query, query_terms
+from .text_search import CONFIGS, FALLBACK, config_for, query_terms
 
 CANDIDATES = 200
-MAX_RANKED = 2000  # matches ranked per query (see `_ranked`)
-PAIR_TERMS = 10
-RRF_K = 60  # the usual reciprocal-rank-fusion constant  # the claim's first content words whose pairs make the selective query
+ANCHOR_POSTINGS = 5000  # passages the rarest words of a claim may hold together (`_anchors`)
+MAX_SCANNED = 5000  # matching passages scored per claim and configuration
+RRF_K = 60  # the usual reciprocal-rank-fusion constant
 _KNOWN = set(CONFIGS.values()) | {FALLBACK}
 
 
@@ -48,28 +50,77 @@ def configs_of(knowledge_bases: Sequence[uuid.UUID]) -> list[str]:
     return sorted({config_for(lang) for lang in languages} & _KNOWN) or [FALLBACK]
 
 
-def _ranked(
-    tenant_id: int, knowledge_bases: Sequence[uuid.UUID], configs: list[str], query: str, limit: int
-) -> list[int]:
-    """Passage ids matching the tsquery `query`, best `ts_rank_cd` first. At most
-    `MAX_RANKED` matches are ranked, so a query of common words stays fast at scale."""
-    # Config names come from the fixed `_KNOWN` set, never from input: safe to inline.
-    match = " OR ".join(f"(p.config = '{c}' AND p.tsv @@ to_tsquery('{c}', %s))" for c in configs)
-    rank = (
-        "CASE m.config "
-        + " ".join(f"WHEN '{c}' THEN ts_rank_cd(m.tsv, to_tsquery('{c}', %s))" for c in configs)
-        + " END"
-    )
+def _tsquery(lexemes: Sequence[str], op: str) -> str:
+    """tsquery input naming `lexemes` exactly (quoted: no parsing or stemming again)."""
+    quoted = ("'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" for lex in lexemes)
+    return f" {op} ".join(quoted)
+
+
+def _term_stats(
+    tenant_id: int, knowledge_bases: Sequence[uuid.UUID], config: str, terms: Sequence[str]
+) -> tuple[dict[str, int], int]:
+    """The claim's lexemes under `config` with their document frequencies in the
+    knowledge bases (`TermStat`), and the number of passages there."""
     sql = (
-        f"SELECT m.id FROM (SELECT p.id, p.config, p.tsv FROM knowledge_passage p "
-        f"WHERE p.tenant_id = %s AND p.knowledge_base_id = ANY(%s) AND ({match}) LIMIT %s) m "
-        f"ORDER BY {rank} DESC LIMIT %s"
+        "WITH q AS (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector(%s::regconfig, %s)))"
+        " AS lexeme) "
+        "SELECT t.lexeme, sum(t.ndoc) FROM knowledge_termstat t "
+        "WHERE t.tenant_id = %s AND t.knowledge_base_id = ANY(%s) AND t.config = %s "
+        "AND (t.lexeme = '' OR t.lexeme IN (SELECT lexeme FROM q)) GROUP BY t.lexeme"
     )
-    params = [tenant_id, list(knowledge_bases), *[query] * len(configs), MAX_RANKED]
-    params += [*[query] * len(configs), limit]
+    with connection.cursor() as cur:
+        cur.execute(sql, [config, " ".join(terms), tenant_id, list(knowledge_bases), config])
+        found = {lexeme: int(n) for lexeme, n in cur.fetchall()}
+    total = found.pop("", 0)
+    return {lex: n for lex, n in found.items() if n > 0}, total
+
+
+def _anchors(df: dict[str, int]) -> tuple[list[str], str]:
+    """The rarest lexemes whose passages together stay within `ANCHOR_POSTINGS`: any
+    of them makes a passage a candidate. When even the rarest is that common, a
+    passage needs the two rarest together."""
+    rarest = sorted(df, key=lambda lex: (df[lex], lex))
+    chosen: list[str] = []
+    read = 0
+    for lex in rarest:
+        if chosen and read + df[lex] > ANCHOR_POSTINGS:
+            break
+        chosen.append(lex)
+        read += df[lex]
+    if read > ANCHOR_POSTINGS and len(rarest) >= 2:
+        return rarest[:2], "&"
+    return chosen, "|"
+
+
+def _ranked(
+    tenant_id: int,
+    knowledge_bases: Sequence[uuid.UUID],
+    config: str,
+    df: dict[str, int],
+    total: int,
+    limit: int,
+) -> list[tuple[int, float]]:
+    """(passage id, score) of the passages holding the claim's rarest words, best
+    first: the score sums the inverse document frequencies of the claim's words a
+    passage holds (a BM25-style weight without length normalisation); `ts_rank_cd`
+    (how close together they stand) breaks ties."""
+    anchors, op = _anchors(df)
+    lexemes = sorted(df)
+    weights = [math.log(1 + (total - df[lex] + 0.5) / (df[lex] + 0.5)) for lex in lexemes]
+    # The config name comes from the fixed `_KNOWN` set, never from input: safe to inline.
+    sql = (
+        "SELECT m.id, (SELECT coalesce(sum(q.w), 0) FROM unnest(%s::text[], %s::float8[]) "
+        "AS q(lex, w) WHERE q.lex = ANY(tsvector_to_array(m.tsv))) AS score "
+        "FROM (SELECT p.id, p.tsv FROM knowledge_passage p WHERE p.tenant_id = %s "
+        f"AND p.knowledge_base_id = ANY(%s) AND p.config = '{config}' "
+        "AND p.tsv @@ %s::tsquery LIMIT %s) m "
+        "ORDER BY score DESC, ts_rank_cd(m.tsv, %s::tsquery) DESC, m.id LIMIT %s"
+    )
+    params = [lexemes, weights, tenant_id, list(knowledge_bases), _tsquery(anchors, op)]
+    params += [MAX_SCANNED, _tsquery(lexemes, "|"), limit]
     with connection.cursor() as cur:
         cur.execute(sql, params)
-        return [row[0] for row in cur.fetchall()]
+        return [(pid, float(score)) for pid, score in cur.fetchall()]
 
 
 def candidates(
@@ -79,24 +130,19 @@ def candidates(
     limit: int = CANDIDATES,
     configs: Sequence[str] | None = None,
 ) -> list[int]:
-    """Passage ids sharing content words with `text`, best full-text rank first:
-    first those with two or more of its words (selective even in a large corpus),
-    then, when they are too few, those with any one."""
+    """Passage ids sharing content words with `text`, best first (see `_ranked`). The
+    search starts from the claim's rarest words, so its cost follows how many
+    passages hold those, not the size of the knowledge base."""
     terms = query_terms(text)
     if not terms or not knowledge_bases:
         return []
-    chosen = [c for c in (configs or configs_of(knowledge_bases)) if c in _KNOWN]
-    found: list[int] = []
-    if len(terms) >= 2:
-        pairs = combinations(terms[:PAIR_TERMS], 2)
-        found = _ranked(
-            tenant_id, knowledge_bases, chosen, " | ".join(f"({a} & {b})" for a, b in pairs), limit
-        )
-    if len(found) < limit:
-        more = _ranked(tenant_id, knowledge_bases, chosen, or_query(terms), limit)
-        seen = set(found)
-        found += [pid for pid in more if pid not in seen][: limit - len(found)]
-    return found
+    scored: list[tuple[float, int]] = []
+    for config in (c for c in (configs or configs_of(knowledge_bases)) if c in _KNOWN):
+        df, total = _term_stats(tenant_id, knowledge_bases, config, terms)
+        if df:
+            ranked = _ranked(tenant_id, knowledge_bases, config, df, total, limit)
+            scored += [(-score, pid) for pid, score in ranked]
+    return [pid for _, pid in sorted(scored)[:limit]]
 
 
 def fuse(similarity: np.ndarray, k: int = RRF_K) -> list[int]:

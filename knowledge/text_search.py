@@ -38,8 +38,3 @@ def query_terms(text: str) -> list[str]:
         if term and term not in terms:
             terms.append(term)
     return terms[:MAX_TERMS]
-
-
-def or_query(terms: list[str]) -> str:
-    """`to_tsquery` input matching a passage with any of the terms (ranked by how many)."""
-    return " | ".join(terms)
