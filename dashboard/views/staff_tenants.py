@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
 from tenants import members as actions
@@ -11,7 +12,7 @@ from tenants.audit import record
 from tenants.models import Membership, Plan, Tenant
 
 from ..invitation_mail import send_invitation
-from ..scoping import tenant_view
+from ..scoping import resolve_scope
 
 
 class NewTenantForm(forms.Form):
@@ -29,8 +30,13 @@ class NewTenantForm(forms.Form):
         return slug
 
 
-@tenant_view(staff=True)
-def new_tenant(request, scope):
+@login_required
+def new_tenant(request):
+    # Not a tenant_view: on a fresh install staff belong to no tenant yet, and this page
+    # is how the first one is made.
+    if not request.user.is_staff:
+        return render(request, "dashboard/error.html", {"status": 403}, status=403)
+    request.scope = resolve_scope(request)  # the side bar, once tenants exist
     form = NewTenantForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
