@@ -41,7 +41,8 @@ def test_an_owner_invites_by_mail_and_only_the_hash_is_stored(client, owner_a, m
     invitation = Invitation.objects.get()
     assert invitation.token_hash == hash_token(token)
     assert token not in str(Invitation.objects.values().get())  # no column holds the token
-    assert invitation.role == "admin" and invitation.invited_by == owner_a
+    assert invitation.role == "admin"
+    assert invitation.invited_by == owner_a
 
 
 def test_the_invitee_sets_a_password_and_the_link_then_stops_working(
@@ -51,14 +52,16 @@ def test_the_invitee_sets_a_password_and_the_link_then_stops_working(
     path = _link_path(mailoutbox[0])
 
     page = client.get(path)
-    assert page.status_code == 200 and page["Cache-Control"] == "no-store"
+    assert page.status_code == 200
+    assert page["Cache-Control"] == "no-store"
     weak = client.post(path, {"new_password1": "123", "new_password2": "123"})
     assert weak.status_code == 400  # Django's password validators apply
     assert not get_user_model().objects.filter(email="new@example.com").exists()
 
     accepted = client.post(path, {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD})
 
-    assert accepted.status_code == 302 and accepted["Location"] == "/dashboard/setup/"
+    assert accepted.status_code == 302
+    assert accepted["Location"] == "/dashboard/setup/"
     user = get_user_model().objects.get(email="new@example.com")
     assert user.check_password(NEW_PASSWORD)
     assert Membership.objects.get(user=user).tenant == tenant_a.tenant

@@ -20,7 +20,9 @@ def _membership(user):
 def test_every_role_sees_the_member_list_with_roles(client, owner_a, admin_a, viewer_a):
     client.force_login(viewer_a)
     page = client.get("/dashboard/members/").content.decode()
-    assert "owner-a" in page and "admin-a" in page and "viewer-a" in page
+    assert "owner-a" in page
+    assert "admin-a" in page
+    assert "viewer-a" in page
     assert "Send invitation" not in page  # viewers do not manage
 
 
@@ -82,7 +84,8 @@ def test_another_tenants_member_is_not_found(client, owner_a, owner_b):
 def test_an_owner_cannot_invite_another_owner_but_staff_can(client, owner_a, staff_user, tenant_a):
     client.force_login(owner_a)
     answer = client.post("/dashboard/members/", {"email": "o@example.com", "role": "owner"})
-    assert answer.status_code == 400 and not Invitation.objects.exists()
+    assert answer.status_code == 400
+    assert not Invitation.objects.exists()
     client.force_login(staff_user)
     client.post("/dashboard/tenant/", {"tenant": tenant_a.tenant.pk})
     client.post("/dashboard/members/", {"email": "o@example.com", "role": "owner"})
@@ -97,9 +100,11 @@ def test_staff_create_a_tenant_and_invite_its_owner(client, staff_user, plan, ma
 
     assert answer.status_code == 302
     tenant = Tenant.objects.get(slug="acme")
-    assert tenant.plan == plan and tenant.webhook_secret_encrypted
+    assert tenant.plan == plan
+    assert tenant.webhook_secret_encrypted
     invitation = Invitation.objects.get(tenant=tenant)
-    assert invitation.role == "owner" and invitation.email == "boss@acme.test"
+    assert invitation.role == "owner"
+    assert invitation.email == "boss@acme.test"
     assert mailoutbox[0].to == ["boss@acme.test"]
     assert client.post("/dashboard/tenants/new/", data).status_code == 400  # slug taken
 
