@@ -3,7 +3,8 @@
 
 Unknown, used, revoked and expired links answer the same page, so the link
 reveals nothing about other invitations. The token sits in the URL: the page
-is never cached and sends no Referer.
+is never cached and sends no Referer to other sites ("same-origin": "no-referrer" would
+make the browser send `Origin: null` with the form, which CSRF protection rightly refuses).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ class ExistingAccountForm(forms.Form):
 
 def _private(response):
     response["Cache-Control"] = "no-store"
-    response["Referrer-Policy"] = "no-referrer"
+    response["Referrer-Policy"] = "same-origin"
     return response
 
 

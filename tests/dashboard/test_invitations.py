@@ -54,6 +54,7 @@ def test_the_invitee_sets_a_password_and_the_link_then_stops_working(
     page = client.get(path)
     assert page.status_code == 200
     assert page["Cache-Control"] == "no-store"
+    assert page["Referrer-Policy"] == "same-origin"  # the token never leaves in a Referer
     weak = client.post(path, {"new_password1": "123", "new_password2": "123"})
     assert weak.status_code == 400  # Django's password validators apply
     assert not get_user_model().objects.filter(email="new@example.com").exists()
