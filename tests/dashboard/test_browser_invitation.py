@@ -7,7 +7,10 @@ import re
 
 import pytest
 
-from .test_browser import chromium, page, sign_in  # noqa: F401 - fixtures shared with that module
+from . import test_browser
+
+# The Chromium fixtures of test_browser.py, shared with this module.
+chromium, page, sign_in = test_browser.chromium, test_browser.page, test_browser.sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
