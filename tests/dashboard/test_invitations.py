@@ -162,3 +162,15 @@ def test_inviting_a_member_again_is_refused(client, owner_a, admin_a):
     assert answer.status_code == 400
     assert "already a member" in answer.content.decode()
     assert not Invitation.objects.exists()
+
+
+def test_a_mail_server_that_refuses_leaves_the_invitation_and_says_so(client, owner_a, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, 2
+    client.force_login(owner_a)
+
+    data = {"email": "x@example.com", "role": "viewer"}
+    answer = client.post("/dashboard/members/", data, follow=True)
+
+    assert "could not be sent" in answer.content.decode()
+    assert Invitation.objects.pending().filter(email="x@example.com").exists()
