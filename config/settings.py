@@ -124,6 +124,22 @@ STORAGES = {
 }
 LOGIN_URL = "/dashboard/login/"
 
+# --- e-mail (invitations) ----------------------------------------------------
+# SMTP when EMAIL_HOST is set; otherwise mail is printed on the console (`make run`).
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "TruthLens <no-reply@truthlens.local>")
+
 # --- security (production defaults; DEBUG relaxes nothing else) -------------
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
@@ -206,6 +222,8 @@ TRUTHLENS = {
     # Fernet key(s) for secrets at rest; first encrypts, all decrypt (rotation)
     "ENCRYPTION_KEYS": env_list("TRUTHLENS_ENCRYPTION_KEYS", []),
     "PUBLIC_BASE_URL": env_str("TRUTHLENS_PUBLIC_BASE_URL", "http://127.0.0.1:8000"),
+    # how long an invitation link works
+    "INVITATION_TTL_HOURS": env_int("TRUTHLENS_INVITATION_TTL_HOURS", 72, minimum=1),
     # Thompson sampling seed; empty = OS entropy (production). Tests set one.
     "BANDIT_SEED": env_str("TRUTHLENS_BANDIT_SEED", "") or None,
     # USD per 1M tokens for models litellm has no price for: "model=in:out,model2=in:out"

@@ -1,17 +1,22 @@
 from django.urls import path, re_path
 
 from .views import (
+    audit_log,
     auth,
     billing,
     detail,
     history,
+    invitation,
     keys,
     knowledge,
+    members,
     modes,
     overview,
     policy,
     policy_history,
     policy_test,
+    setup,
+    staff_tenants,
     webhooks,
 )
 
@@ -57,4 +62,16 @@ urlpatterns = [
     re_path(rf"^billing/{MONTH}\.csv$", billing.report_csv, name="billing-csv"),
     re_path(rf"^billing/{MONTH}\.json$", billing.report_json, name="billing-json"),
     path("revenue/", billing.revenue, name="revenue"),
+    path("tenants/new/", staff_tenants.new_tenant, name="tenant-new"),
+    path("members/", members.members, name="members"),
+    path("members/<int:pk>/role/", members.change_role, name="member-role"),
+    path("members/<int:pk>/remove/", members.remove, name="member-remove"),
+    path(
+        "members/invitations/<int:pk>/revoke/",
+        members.revoke_invitation,
+        name="invitation-revoke",
+    ),
+    path("invitations/<str:token>/", invitation.accept, name="invitation"),
+    path("setup/", setup.setup, name="setup"),
+    path("audit/", audit_log.audit_log, name="audit-log"),
 ]

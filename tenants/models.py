@@ -215,3 +215,8 @@ class LLMSettings(EncryptedApiKey, models.Model):
 
     def __str__(self) -> str:
         return f"LLM settings of {self.tenant}"
+
+
+# Models kept in their own modules, registered with the app here.
+from .audit import AuditEvent  # noqa: E402, F401
+from .invitations import Invitation  # noqa: E402, F401

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
 from knowledge.models import Document, KnowledgeBase, WebSearchSettings
+from tenants.audit import record
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..errors import Conflict
@@ -109,7 +110,7 @@ class _Pages(LimitOffsetPagination):
     max_limit = 500
 
 
-def _accept_upload(request, store) -> Response:
+def _accept_upload(request, store, action: str) -> Response:
     """Validate the upload, `store(upload)` it (an action), answer 202 or a clear 4xx."""
     data = DocumentUploadSerializer(data=request.data)
     data.is_valid(raise_exception=True)
@@ -117,6 +118,7 @@ def _accept_upload(request, store) -> Response:
         doc = store(data.upload())
     except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
         raise _refuse(exc) from exc
+    record(request, action, doc, details={"name": doc.name, "version": doc.version})
     return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -154,6 +156,7 @@ class KnowledgeBaseList(_KnowledgeView):
             )
         except (actions.LimitExceeded, actions.DuplicateName) as exc:
             raise _refuse(exc) from exc
+        record(request, "knowledge_base.created", kb, details={"name": kb.name})
         return Response(KnowledgeBaseSerializer(kb).data, status=status.HTTP_201_CREATED)
 
 
@@ -169,7 +172,9 @@ class KnowledgeBaseDetail(_KnowledgeView):
 
     @extend_schema(responses={204: None})
     def delete(self, request, kb_id: str):
-        actions.delete_knowledge_base(self.get_kb(kb_id))
+        kb = self.get_kb(kb_id)
+        actions.delete_knowledge_base(kb)
+        record(request, "knowledge_base.deleted", kb, details={"name": kb.name})
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -202,7 +207,9 @@ class DocumentList(_KnowledgeView):
     )
     def post(self, request, kb_id: str):
         kb = self.get_kb(kb_id)
-        return _accept_upload(request, lambda upload: actions.add_document(kb, upload))
+        return _accept_upload(
+            request, lambda upload: actions.add_document(kb, upload), "document.created"
+        )
 
 
 class DocumentDetail(_KnowledgeView):
@@ -230,11 +237,15 @@ class DocumentDetail(_KnowledgeView):
     @extend_schema(request=DocumentUploadSerializer, responses={202: DocumentSerializer})
     def put(self, request, kb_id: str, doc_id: str):
         doc = self.get_doc(kb_id, doc_id)
-        return _accept_upload(request, lambda upload: actions.replace_document(doc, upload))
+        return _accept_upload(
+            request, lambda upload: actions.replace_document(doc, upload), "document.replaced"
+        )
 
     @extend_schema(responses={204: None})
     def delete(self, request, kb_id: str, doc_id: str):
-        actions.delete_document(self.get_doc(kb_id, doc_id))
+        doc = self.get_doc(kb_id, doc_id)
+        actions.delete_document(doc)
+        record(request, "document.deleted", doc, details={"name": doc.name})
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -296,9 +307,13 @@ class WebSearchView(TenantScopedView):
         if current is None and "api_key" not in data.validated_data:
             raise ValidationError({"api_key": ["a new provider needs its API key."]})
         saved = actions.save_web_search(self.tenant, data.validated_data)
+        details = {"provider": saved.provider, "new_key": "api_key" in data.validated_data}
+        record(request, "web_search.changed", saved, details=details)
         return Response(WebSearchSerializer(saved).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request):
-        self._current().delete()
+        current = self._current()
+        current.delete()
+        record(request, "web_search.deleted", current, details={"provider": current.provider})
         return Response(status=status.HTTP_204_NO_CONTENT)

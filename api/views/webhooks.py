@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from tenants.audit import record
 from tenants.models import WebhookEndpoint
 
 from ..serializers import WebhookEndpointSerializer
@@ -31,6 +32,7 @@ class WebhookEndpointList(TenantScopedView):
         endpoint = WebhookEndpoint(tenant=self.tenant, **data.validated_data)
         secret = endpoint.set_new_secret()
         endpoint.save()
+        record(request, "webhook.created", endpoint, details={"url": endpoint.url})
         body = {**WebhookEndpointSerializer(endpoint).data, "secret": secret}
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -47,7 +49,9 @@ class WebhookEndpointDetail(TenantScopedView):
         return Response(WebhookEndpointSerializer(self.get_object()).data)
 
     def delete(self, request, pk: int):
-        self.get_object().delete()
+        endpoint = self.get_object()
+        record(request, "webhook.deleted", endpoint, details={"url": endpoint.url})
+        endpoint.delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -59,4 +63,5 @@ class WebhookEndpointRotate(WebhookEndpointDetail):
         endpoint = self.get_object()
         secret = endpoint.set_new_secret()
         endpoint.save(update_fields=["secret_encrypted"])
+        record(request, "webhook.secret_rotated", endpoint, details={"url": endpoint.url})
         return Response({**WebhookEndpointSerializer(endpoint).data, "secret": secret})

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from tenants.audit import record
 from tenants.models import ApiKey
 
 from ..scoping import tenant_view
@@ -25,6 +26,7 @@ def keys(request, scope):
         key, token = ApiKey.issue(
             scope.tenant, name=form.cleaned_data["name"], scope=form.cleaned_data["scope"]
         )
+        record(request, "api_key.created", key, details={"prefix": key.prefix, "scope": key.scope})
         form = NewKeyForm()
     listing = scope.filter(ApiKey.objects.all()).order_by("revoked_at", "-created_at")
     response = render(
@@ -43,5 +45,6 @@ def keys(request, scope):
 def revoke(request, scope, pk: int):
     key = scope.get_or_404(ApiKey.objects.all(), pk=pk)
     key.revoke()
+    record(request, "api_key.revoked", key, details={"prefix": key.prefix})
     messages.success(request, f"Key tl_{key.prefix}_… revoked; requests using it now get 401.")
     return redirect("dashboard:keys")

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
 from knowledge.models import Document, KnowledgeBase, WebSearchSettings
+from tenants.audit import record
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..scoping import tenant_view
@@ -58,7 +59,15 @@ def bases(request, scope):
         if current is None and not key:
             search_form.add_error("api_key", "A new provider needs its API key.")
         else:
-            actions.save_web_search(scope.tenant, {**fields, **({"api_key": key} if key else {})})
+            saved = actions.save_web_search(
+                scope.tenant, {**fields, **({"api_key": key} if key else {})}
+            )
+            record(
+                request,
+                "web_search.changed",
+                saved,
+                details={"provider": saved.provider, "new_key": bool(key)},
+            )
             messages.success(request, "Web search provider saved.")
             return redirect("dashboard:knowledge")
     form = NewBaseForm(request.POST if request.method == "POST" and not is_search else None)
@@ -70,6 +79,7 @@ def bases(request, scope):
         except (actions.LimitExceeded, actions.DuplicateName) as exc:
             form.add_error("name", str(exc))
         else:
+            record(request, "knowledge_base.created", kb, details={"name": kb.name})
             messages.success(request, f"Knowledge base “{kb.name}” created.")
             return redirect("dashboard:knowledge-base", kb_id=kb.public_id)
     listing = scope.filter(
@@ -103,6 +113,12 @@ def base(request, scope, kb_id: str):
         except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
             form.add_error("file", str(exc))
         else:
+            record(
+                request,
+                "document.created",
+                doc,
+                details={"name": doc.name, "knowledge_base": kb.public_id},
+            )
             messages.success(request, f"“{doc.name}” uploaded; indexing has started.")
             return redirect("dashboard:knowledge-base", kb_id=kb.public_id)  # no re-post
     documents = Document.objects.filter(knowledge_base=kb).defer("raw", "text")
@@ -119,6 +135,9 @@ def delete_document(request, scope, kb_id: str, doc_id: str):
     kb = _kb(scope, kb_id)
     doc = scope.get_or_404(Document.objects.filter(knowledge_base=kb), pk=parse_doc_id(doc_id))
     actions.delete_document(doc)
+    record(
+        request, "document.deleted", doc, details={"name": doc.name, "knowledge_base": kb.public_id}
+    )
     messages.success(request, f"“{doc.name}” deleted; its passages no longer match any search.")
     return redirect("dashboard:knowledge-base", kb_id=kb.public_id)
 

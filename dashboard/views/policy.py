@@ -7,6 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from pydantic import ValidationError
 
+from tenants.audit import record
 from tenants.models import Policy
 from verification.engine.policy import PolicyDocument
 
@@ -73,6 +74,7 @@ def editor(request, scope):
                 messages.info(request, "Nothing changed.")
             else:
                 messages.success(request, f"Policy saved as version {change.version}.")
+                record(request, "policy.saved", change, details={"version": change.version})
             return redirect("dashboard:policy")
     policy = Policy.objects.filter(tenant=scope.tenant).select_related("updated_by").first()
     return render(
@@ -115,6 +117,7 @@ def import_yaml(request, scope):
                 messages.info(request, "The imported policy is identical to the current one.")
             else:
                 messages.success(request, f"Policy imported as version {change.version}.")
+                record(request, "policy.imported", change, details={"version": change.version})
             return redirect("dashboard:policy")
     return render(
         request,

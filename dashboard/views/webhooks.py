@@ -11,6 +11,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from tenants.audit import record
 from tenants.models import WebhookEndpoint
 from verification.models import WebhookDelivery
 from verification.webhooks.dispatch import replay
@@ -63,6 +64,7 @@ def webhooks(request, scope):
         )
         secret = endpoint.set_new_secret()
         endpoint.save()
+        record(request, "webhook.created", endpoint, details={"url": endpoint.url})
         form = EndpointForm()
     endpoints = scope.filter(WebhookEndpoint.objects.all()).order_by("-created_at")
     filters = DeliveryFilterForm(request.GET or None)
@@ -105,6 +107,7 @@ def rotate(request, scope, pk: int):
     endpoint = scope.get_or_404(WebhookEndpoint.objects.all(), pk=pk)
     secret = endpoint.set_new_secret()
     endpoint.save(update_fields=["secret_encrypted"])
+    record(request, "webhook.secret_rotated", endpoint, details={"url": endpoint.url})
     return _secret_shown_once(request, secret, endpoint.url)
 
 
@@ -114,6 +117,7 @@ def rotate_tenant_secret(request, scope):
     tenant = scope.tenant
     secret = tenant.rotate_webhook_secret()
     tenant.save(update_fields=["webhook_secret_encrypted"])
+    record(request, "webhook.secret_rotated", tenant, details={"secret": "per-request callbacks"})
     return _secret_shown_once(request, secret, "per-request callback URLs")
 
 
@@ -123,6 +127,7 @@ def toggle(request, scope, pk: int):
     endpoint = scope.get_or_404(WebhookEndpoint.objects.all(), pk=pk)
     endpoint.is_active = not endpoint.is_active
     endpoint.save(update_fields=["is_active"])
+    record(request, "webhook.changed", endpoint, details={"is_active": endpoint.is_active})
     messages.success(request, f"Endpoint {'resumed' if endpoint.is_active else 'paused'}.")
     return redirect("dashboard:webhooks")
 
@@ -131,6 +136,7 @@ def toggle(request, scope, pk: int):
 @tenant_view(edit=True)
 def delete(request, scope, pk: int):
     endpoint = scope.get_or_404(WebhookEndpoint.objects.all(), pk=pk)
+    record(request, "webhook.deleted", endpoint, details={"url": endpoint.url})
     endpoint.delete()
     messages.success(request, "Endpoint deleted; its past deliveries stay in the log.")
     return redirect("dashboard:webhooks")

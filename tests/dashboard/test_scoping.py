@@ -7,10 +7,10 @@ from django.urls import reverse
 
 from dashboard import urls as dashboard_urls
 from knowledge.models import Document, KnowledgeBase
-from tenants.models import ApiKey
+from tenants.models import ApiKey, Invitation, Membership
 from verification.models import Feedback, WebhookDelivery
 
-from .conftest import PASSWORD, month_of
+from .conftest import PASSWORD, member, month_of
 
 pytestmark = pytest.mark.django_db
 
@@ -23,9 +23,11 @@ def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
         tenant=tenant_a.tenant, knowledge_base=kb, name="a.txt", content_type="text/plain",
         size_bytes=1, sha256="", raw=b"x", text="x", status="ready",
     )  # fmt: skip
+    user = member(tenant_a.tenant, "member-of-a", Membership.VIEWER)
+    invitation, _ = Invitation.issue(tenant_a.tenant, "invitee@a.test", "viewer", None)
     return {
         "job": job_a, "key": key, "endpoint": endpoint_a, "delivery": delivery_a, "kb": kb,
-        "doc": doc,
+        "doc": doc, "membership": user.memberships.get(), "invitation": invitation,
     }  # fmt: skip
 
 
@@ -47,6 +49,9 @@ OBJECT_URLS = {
         lambda o: {"kb_id": o["kb"].public_id, "doc_id": o["doc"].public_id},
         ("post",),
     ),
+    "member-role": (lambda o: {"pk": o["membership"].pk}, ("post",)),
+    "member-remove": (lambda o: {"pk": o["membership"].pk}, ("post",)),
+    "invitation-revoke": (lambda o: {"pk": o["invitation"].pk}, ("post",)),
 }
 TENANT_PAGES = {
     "overview": {},
@@ -64,9 +69,18 @@ TENANT_PAGES = {
     "billing-month": "month",
     "billing-csv": "month",
     "billing-json": "month",
+    "members": {},
+    "setup": {},
 }
-EDIT_POSTS = ["policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate", "knowledge"]
-OTHER = {"login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate"}
+EDIT_POSTS = [
+    "policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate", "knowledge", "members",
+]  # fmt: skip
+# tenant-new: staff only; invitation: the public link page; audit-log: owners and admins
+# (all three in test_members.py, test_invitations.py, test_audit_log.py)
+OTHER = {
+    "login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate", "tenant-new",
+    "invitation", "audit-log",
+}  # fmt: skip
 
 
 def _url(name, spec, objects=None):
@@ -123,6 +137,8 @@ def test_other_tenants_member_gets_404_for_every_object_of_tenant_a(client, owne
     assert objects_a["endpoint"].is_active
     assert WebhookDelivery.objects.count() == 1
     assert not Feedback.objects.exists()
+    assert Membership.objects.get(pk=objects_a["membership"].pk).role == "viewer"
+    assert Invitation.objects.pending().filter(pk=objects_a["invitation"].pk).exists()
 
 
 def test_other_tenants_member_sees_none_of_tenant_a_on_list_pages(client, owner_b, objects_a):
