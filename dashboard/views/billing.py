@@ -22,7 +22,7 @@ from ..scoping import tenant_view
 
 @tenant_view
 def billing(request, scope, month: str | None = None):
-    # A bad month (garbage, 9999-12) shows this month's report with the error, status 400.
+    # A bad month (garbage, 9999-12) shows this month's report with the error.
     month, errors = parse_month(month or request.GET.get("month"), current_month())
     report = monthly_report(scope.tenant, month)
     return render(
@@ -37,7 +37,6 @@ def billing(request, scope, month: str | None = None):
             "next": shift_month(month, 1),
             "month_errors": errors,
         },
-        status=400 if errors else 200,
     )
 
 
@@ -95,5 +94,4 @@ def revenue(request, scope):
             "tenant_count": Tenant.objects.count(),
             "month_errors": errors,
         },
-        status=400 if errors else 200,
     )
