@@ -26,6 +26,7 @@ from verification.webhooks.probe import send_test_event
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from .. import one_time
+from ..paging import page_or_first
 from ..scoping import tenant_view
 
 CREATED, ROTATED = "endpoint-created", "webhook-secret"
@@ -83,8 +84,9 @@ def webhooks(request, scope):
     deliveries = scope.filter(WebhookDelivery.objects.all()).order_by("-created_at", "-id")
     if filters.is_valid() and filters.cleaned_data["status"]:
         deliveries = deliveries.filter(status=filters.cleaned_data["status"])
-    page = Paginator(deliveries.select_related("endpoint").defer("payload"), 20).get_page(
-        request.GET.get("page")
+    page, page_error = page_or_first(
+        Paginator(deliveries.select_related("endpoint").defer("payload"), 20),
+        request.GET.get("page"),
     )
     response = render(
         request,
@@ -95,6 +97,7 @@ def webhooks(request, scope):
             "endpoints": endpoints,
             "secret": secret,
             "page": page,
+            "page_error": page_error,
             "filters": filters,
             "tenant_secret_set": bool(scope.tenant.webhook_secret_encrypted),
             "overlap_hours": round(settings.TRUTHLENS["WEBHOOK_SECRET_OVERLAP_SECONDS"] / 3600, 1),
