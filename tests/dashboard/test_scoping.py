@@ -34,6 +34,7 @@ OBJECT_URLS = {
     "verification": (lambda o: {"public_id": o["job"].public_id}, ("get", "post")),
     "key-revoke": (lambda o: {"pk": o["key"].pk}, ("post",)),
     "endpoint-rotate": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
+    "endpoint-test": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
     "endpoint-toggle": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
     "endpoint-delete": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
     "delivery": (lambda o: {"pk": o["delivery"].pk}, ("get",)),
@@ -66,7 +67,8 @@ TENANT_PAGES = {
     "billing-json": "month",
 }
 EDIT_POSTS = ["policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate", "knowledge"]
-OTHER = {"login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate"}
+# secret-shown only shows a secret its own tenant's POST kept (test_webhook_pages.py)
+OTHER = {"login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate", "secret-shown"}
 
 
 def _url(name, spec, objects=None):
