@@ -35,7 +35,15 @@ class RequestIdMiddleware:
 
 
 class BodySizeLimitMiddleware:
-    """413 problem+json for bodies over TRUTHLENS_MAX_BODY_BYTES (chunked bodies included)."""
+    """413 problem+json for bodies over TRUTHLENS_MAX_BODY_BYTES (chunked bodies included).
+
+    Under `HTML_PREFIX` (the dashboard, a browser) the request is not answered here but
+    marked (`request.body_limit_exceeded = limit`): the dashboard's own middleware, which
+    runs after the session and the sign-in are known, answers 413 with its error page
+    before anything reads the body.
+    """
+
+    HTML_PREFIX = "/dashboard/"
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -51,6 +59,9 @@ class BodySizeLimitMiddleware:
             and not length
             and _body_too_big(request, limit)
         ):
+            if request.path.startswith(self.HTML_PREFIX):
+                request.body_limit_exceeded = limit
+                return self.get_response(request)
             return problem_response(
                 413, f"The request body exceeds the limit of {limit} bytes.", instance=request.path
             )

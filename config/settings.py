@@ -59,6 +59,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # after the session and sign-in, before the views: a too-big dashboard body gets HTML
+    "dashboard.middleware.BodyTooLargeMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
@@ -217,6 +219,10 @@ TRUTHLENS = {
     "WEBHOOK_RETRY_BASE_SECONDS": env_float("TRUTHLENS_WEBHOOK_RETRY_BASE_SECONDS", 30, minimum=0),
     "WEBHOOK_RETRY_MAX_DELAY_SECONDS": env_float("TRUTHLENS_WEBHOOK_RETRY_MAX_DELAY_SECONDS", 3600),
     "WEBHOOK_RETRY_WINDOW_SECONDS": env_float("TRUTHLENS_WEBHOOK_RETRY_WINDOW_SECONDS", 86400),
+    # after an endpoint's secret is rotated the old one keeps signing for this long (0: stops now)
+    "WEBHOOK_SECRET_OVERLAP_SECONDS": env_float(
+        "TRUTHLENS_WEBHOOK_SECRET_OVERLAP_SECONDS", 86400, minimum=0
+    ),
     # hosts/CIDRs exempt from the private-address refusal (tests: 127.0.0.1)
     "WEBHOOK_ALLOWED_HOSTS": env_list("TRUTHLENS_WEBHOOK_ALLOWED_HOSTS", []),
     # Fernet key(s) for secrets at rest; first encrypts, all decrypt (rotation)

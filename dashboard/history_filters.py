@@ -2,6 +2,8 @@
 
 A django-filter `FilterSet`, like the API's list filter: each valid filter
 narrows the tenant's jobs, an invalid one is ignored and shown on the form.
+The Status filter offers what the Status column shows: a job's state while it
+is not completed, and the result (hallucination, grounded, ...) once it is.
 """
 
 from __future__ import annotations
@@ -13,10 +15,35 @@ from django.db.models import Q, QuerySet
 from verification.engine.types import QUERY_TYPES
 from verification.models import JobStatus, VerificationJob
 
+from .daterange import MAX_YEAR, MIN_YEAR, bounded_year
 from .policy_forms import MODES
 
 ANY = "any"
-DATE = forms.DateInput(attrs={"type": "date"})
+DATE = forms.DateInput(
+    attrs={"type": "date", "min": f"{MIN_YEAR}-01-01", "max": f"{MAX_YEAR}-12-31"}
+)
+
+# The results a completed job's Status column shows, and the rows each one is.
+RESULTS = {
+    "hallucination": Q(detected=True),
+    "grounded": Q(detected=False),
+    "unverifiable": Q(detected__isnull=True, verification_status="unverifiable"),
+    "skipped": Q(detected__isnull=True, verification_status="skipped"),
+}
+STATUS_CHOICES = [
+    ("Job status", list(JobStatus.choices)),
+    ("Result (completed)", [(r, r) for r in RESULTS]),
+]
+
+
+class HistoryFilterForm(forms.Form):
+    def clean(self):
+        data = super().clean()
+        start, end = data.get("start"), data.get("end")
+        if start and end and start > end:
+            # on the field, so django-filter drops it and the rest of the filters still apply
+            self.add_error("end", "The end date must not be before the start date.")
+        return data
 
 
 class HistoryFilter(django_filters.FilterSet):
@@ -26,7 +53,9 @@ class HistoryFilter(django_filters.FilterSet):
         max_length=200,
         widget=forms.SearchInput(attrs={"placeholder": "query, answer or ver_ id"}),
     )
-    status = django_filters.ChoiceFilter(choices=JobStatus.choices, empty_label=ANY)
+    status = django_filters.ChoiceFilter(
+        method="filter_status", choices=STATUS_CHOICES, empty_label=ANY
+    )
     detected = django_filters.ChoiceFilter(
         method="filter_detected",
         label="Hallucination",
@@ -49,11 +78,27 @@ class HistoryFilter(django_filters.FilterSet):
         widget=forms.NumberInput(attrs={"step": "0.05", "min": 0, "max": 1}),
     )
     start = django_filters.DateFilter(
-        field_name="created_at", lookup_expr="date__gte", label="From", widget=DATE
+        field_name="created_at",
+        lookup_expr="date__gte",
+        label="From",
+        widget=DATE,
+        validators=[bounded_year],
     )
     end = django_filters.DateFilter(
-        field_name="created_at", lookup_expr="date__lte", label="To", widget=DATE
+        field_name="created_at",
+        lookup_expr="date__lte",
+        label="To",
+        widget=DATE,
+        validators=[bounded_year],
     )
+
+    class Meta:
+        form = HistoryFilterForm
+
+    def filter_status(self, jobs: QuerySet, name: str, value: str) -> QuerySet:
+        if value in RESULTS:
+            return jobs.filter(RESULTS[value], status=JobStatus.COMPLETED)
+        return jobs.filter(status=value)
 
     def search(self, jobs: QuerySet, name: str, value: str) -> QuerySet:
         """A `ver_` id finds that job; anything else searches the query and the answer."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -177,6 +178,9 @@ class WebhookEndpoint(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="webhook_endpoints")
     url = models.URLField(max_length=2000)
     secret_encrypted = models.TextField()
+    # After a rotation the old secret keeps signing (next to the new one) until it expires.
+    previous_secret_encrypted = models.TextField(blank=True, default="")
+    previous_secret_expires_at = models.DateTimeField(null=True, blank=True)
     events = models.JSONField(default=list, help_text="event types; empty = all")
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -191,6 +195,32 @@ class WebhookEndpoint(models.Model):
     def set_new_secret(self) -> str:
         secret, self.secret_encrypted = _new_webhook_secret()
         return secret
+
+    def rotate_secret(self, overlap_seconds: float) -> str:
+        """A new secret; the current one keeps signing for `overlap_seconds` (0: stops now).
+        Returns the new secret in clear (the only time it is)."""
+        if overlap_seconds > 0:
+            self.previous_secret_encrypted = self.secret_encrypted
+            self.previous_secret_expires_at = timezone.now() + timedelta(seconds=overlap_seconds)
+        else:
+            self.previous_secret_encrypted, self.previous_secret_expires_at = "", None
+        return self.set_new_secret()
+
+    def previous_secret_live(self, now=None) -> bool:
+        expires = self.previous_secret_expires_at
+        return (
+            bool(self.previous_secret_encrypted)
+            and expires is not None
+            and (expires > (now or timezone.now()))
+        )
+
+    def signing_secrets(self, now=None) -> list[str]:
+        """The secrets that sign a delivery now: the current one, then the previous one
+        while its overlap window is open."""
+        secrets_ = [self.secret]
+        if self.previous_secret_live(now):
+            secrets_.append(crypto.decrypt(self.previous_secret_encrypted))
+        return secrets_
 
     def wants(self, event_type: str) -> bool:
         return self.is_active and (not self.events or event_type in self.events)

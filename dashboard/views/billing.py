@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from tenants.models import Plan, Tenant
 from verification.billing.report import (
-    BadMonth,
     all_tenants_revenue,
     csv_filename,
     current_month,
@@ -17,20 +16,15 @@ from verification.billing.report import (
     shift_month,
 )
 
+from ..daterange import parse_month
 from ..scoping import tenant_view
-
-
-def _report(scope, month: str):
-    try:
-        return monthly_report(scope.tenant, month)
-    except BadMonth as exc:
-        raise Http404 from exc
 
 
 @tenant_view
 def billing(request, scope, month: str | None = None):
-    month = month or request.GET.get("month") or current_month()
-    report = _report(scope, month)
+    # A bad month (garbage, 9999-12) shows this month's report with the error.
+    month, errors = parse_month(month or request.GET.get("month"), current_month())
+    report = monthly_report(scope.tenant, month)
     return render(
         request,
         "dashboard/billing.html",
@@ -41,13 +35,23 @@ def billing(request, scope, month: str | None = None):
             "tenant_plan": scope.tenant.plan_id,
             "previous": shift_month(month, -1),
             "next": shift_month(month, 1),
+            "month_errors": errors,
         },
     )
 
 
+def _export_error(errors: list[str], as_json: bool) -> HttpResponse:
+    if as_json:
+        return JsonResponse({"errors": {"month": errors}}, status=400)
+    return HttpResponse("\n".join(errors), status=400, content_type="text/plain; charset=utf-8")
+
+
 @tenant_view
 def report_csv(request, scope, month: str):
-    report = _report(scope, month)
+    month, errors = parse_month(month, "")
+    if errors:
+        return _export_error(errors, as_json=False)
+    report = monthly_report(scope.tenant, month)
     response = HttpResponse(report_as_csv(report), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{csv_filename(report)}"'
     return response
@@ -55,16 +59,16 @@ def report_csv(request, scope, month: str):
 
 @tenant_view
 def report_json(request, scope, month: str):
-    return JsonResponse(report_as_dict(_report(scope, month)))
+    month, errors = parse_month(month, "")
+    if errors:
+        return _export_error(errors, as_json=True)
+    return JsonResponse(report_as_dict(monthly_report(scope.tenant, month)))
 
 
 @tenant_view(staff=True)
 def revenue(request, scope):
-    month = request.GET.get("month") or current_month()
-    try:
-        rows = all_tenants_revenue(month)
-    except BadMonth as exc:
-        raise Http404 from exc
+    month, errors = parse_month(request.GET.get("month"), current_month())
+    rows = all_tenants_revenue(month)
     totals = {
         "verifications": sum(r["verifications"] for r in rows),
         "price_usd": sum((r["price_usd"] for r in rows), start=0),
@@ -88,5 +92,6 @@ def revenue(request, scope):
             "previous": shift_month(month, -1),
             "next": shift_month(month, 1),
             "tenant_count": Tenant.objects.count(),
+            "month_errors": errors,
         },
     )

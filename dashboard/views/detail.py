@@ -11,6 +11,7 @@ from verification.actions.feedback import record_feedback
 from verification.models import Feedback, UsageRecord, VerificationJob
 
 from .. import job_detail
+from ..answer_coverage import answer_coverage, split_answer
 from ..highlight import numbered_segments, passages_with_evidence
 from ..scoping import tenant_view
 
@@ -88,7 +89,9 @@ def detail(request, scope, public_id: str):
 
     spans = list(job.spans.filter(iteration=0))  # later iterations are in mitigation steps
     _link_spans(job, spans)
-    answer = numbered_segments(job.response, spans)
+    coverage = answer_coverage(job.coverage, job.response)
+    checked, unchecked = split_answer(job.response, coverage)
+    answer = numbered_segments(checked, spans)  # a span past the cut is clipped away
     usage = UsageRecord.objects.filter(job=job).first()
     latency = job.latency_ms or {}
     total = latency.get("total") or sum(v for k, v in latency.items() if k != "total") or 0
@@ -105,6 +108,8 @@ def detail(request, scope, public_id: str):
             "job": job,
             "spans": spans,
             "answer": answer,
+            "answer_coverage": coverage,
+            "unchecked": unchecked,
             "final_differs": bool(job.final_response) and job.final_response != job.response,
             "passages": _labelled(job, passages_with_evidence(_context(job), spans)),
             "grounding": job.grounding,

@@ -9,6 +9,7 @@ from django.shortcuts import render
 from verification.models import VerificationJob
 
 from ..history_filters import HistoryFilter
+from ..paging import page_or_first
 from ..scoping import tenant_view
 
 PAGE_SIZE = 25
@@ -26,11 +27,17 @@ def history(request, scope):
         .annotate(span_count=Count("spans", filter=Q(spans__iteration=0)))
         .order_by("-created_at", "-id")
     )
-    page = Paginator(jobs, PAGE_SIZE).get_page(request.GET.get("page"))
+    page, page_error = page_or_first(Paginator(jobs, PAGE_SIZE), request.GET.get("page"))
     params = request.GET.copy()
     params.pop("page", None)
     return render(
         request,
         "dashboard/history.html",
-        {"nav": "history", "form": filters.form, "page": page, "filter_query": params.urlencode()},
+        {
+            "nav": "history",
+            "form": filters.form,
+            "page": page,
+            "page_error": page_error,
+            "filter_query": params.urlencode(),
+        },
     )

@@ -1,16 +1,24 @@
-"""API keys: list, create (the token is shown once, never stored), revoke."""
+"""API keys: list, create (the token is shown once, never stored), revoke.
+
+Creating is POST → 303 → GET (`one_time`): a refresh of the page with the new token
+shows the list again and creates nothing.
+"""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from tenants.audit import record
 from tenants.models import ApiKey
 
+from .. import one_time
 from ..scoping import tenant_view
+
+KIND = "api-key"
 
 
 class NewKeyForm(forms.Form):
@@ -21,23 +29,22 @@ class NewKeyForm(forms.Form):
 @tenant_view(edit=True)
 def keys(request, scope):
     form = NewKeyForm(request.POST or None)
-    token = None
     if request.method == "POST" and form.is_valid():
         key, token = ApiKey.issue(
             scope.tenant, name=form.cleaned_data["name"], scope=form.cleaned_data["scope"]
         )
         record(request, "api_key.created", key, details={"prefix": key.prefix, "scope": key.scope})
-        form = NewKeyForm()
+        one_time.keep(request, KIND, token, scope.tenant.pk)
+        return one_time.see_other(reverse("dashboard:keys"))
+    shown = one_time.take(request, KIND, scope.tenant.pk) if request.method == "GET" else None
+    token = shown["secret"] if shown else None
     listing = scope.filter(ApiKey.objects.all()).order_by("revoked_at", "-created_at")
     response = render(
         request,
         "dashboard/keys.html",
         {"nav": "keys", "form": form, "keys": listing, "token": token},
     )
-    if token:
-        # The only copy of the secret is in this page: keep it out of every cache.
-        response["Cache-Control"] = "no-store"
-    return response
+    return one_time.no_store(response) if token else response
 
 
 @require_POST

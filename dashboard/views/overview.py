@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.shortcuts import render
 
-from ..daterange import PRESETS, parse_range
+from ..daterange import PRESETS, form_errors, parse_range
 from ..overview_stats import overview, scoped_sources
 from ..scoping import tenant_view
 
@@ -14,6 +14,8 @@ def overview_page(request, scope):
     period, form = parse_range(request.GET)
     jobs, usage = scoped_sources(scope)
     stats = overview(jobs, usage, period)
+    # An invalid range (inverted, too long, year 9999) draws the default period with the errors.
+    errors = [] if request.GET.get("days") in dict(PRESETS) else form_errors(form)
     return render(
         request,
         "dashboard/overview.html",
@@ -25,5 +27,6 @@ def overview_page(request, scope):
             "active_preset": period.preset,
             "stats": stats,
             "charts": stats.charts(),
+            "range_errors": errors,
         },
     )

@@ -229,7 +229,10 @@ def test_unknown_or_malformed_verification_ids_are_404(client, owner_a):
 
 def test_key_is_shown_once_and_works_then_revoked(client, owner_a, tenant_a):
     client.force_login(owner_a)
-    response = client.post(reverse("dashboard:keys"), {"name": "ci", "scope": "read"})
+    posted = client.post(reverse("dashboard:keys"), {"name": "ci", "scope": "read"})
+    assert posted.status_code == 303
+    assert posted["Location"] == reverse("dashboard:keys")
+    response = client.get(posted["Location"])
     assert response["Cache-Control"] == "no-store"
     token = response.context["token"]
     key = ApiKey.objects.get(tenant=tenant_a.tenant, name="ci")
@@ -250,7 +253,9 @@ def test_webhook_endpoint_secret_rotation_and_replay(client, owner_a, delivery_a
     client.force_login(owner_a)
     endpoint = delivery_a.endpoint
     old = endpoint.secret
-    response = client.post(reverse("dashboard:endpoint-rotate", kwargs={"pk": endpoint.pk}))
+    response = client.post(
+        reverse("dashboard:endpoint-rotate", kwargs={"pk": endpoint.pk}), follow=True
+    )
     endpoint.refresh_from_db()
     assert endpoint.secret != old
     assert endpoint.secret in response.content.decode()
@@ -276,7 +281,7 @@ def test_callback_url_secret_rotation_shows_the_new_secret_once(client, owner_a,
     tenant = tenant_a.tenant
     old = tenant.webhook_secret
     client.force_login(owner_a)
-    response = client.post(reverse("dashboard:tenant-secret-rotate"))
+    response = client.post(reverse("dashboard:tenant-secret-rotate"), follow=True)
     tenant.refresh_from_db()
     assert tenant.webhook_secret
     assert tenant.webhook_secret != old
@@ -313,8 +318,9 @@ def test_webhook_endpoint_create_refuses_internal_addresses(client, owner_a, ten
     assert not WebhookEndpoint.objects.filter(tenant=tenant_a.tenant).exists()
     settings.TRUTHLENS = {**settings.TRUTHLENS, "WEBHOOK_ALLOWED_HOSTS": ["127.0.0.1"]}
     response = client.post(reverse("dashboard:webhooks"), {"url": "http://127.0.0.1:9/hook"})
+    assert response.status_code == 303
     endpoint = WebhookEndpoint.objects.get(tenant=tenant_a.tenant)
-    assert endpoint.secret in response.content.decode()
+    assert endpoint.secret in client.get(response["Location"]).content.decode()
 
 
 def test_modes_page_is_an_honest_empty_state_without_bandit_data(client, owner_a, job_a):

@@ -36,6 +36,7 @@ OBJECT_URLS = {
     "verification": (lambda o: {"public_id": o["job"].public_id}, ("get", "post")),
     "key-revoke": (lambda o: {"pk": o["key"].pk}, ("post",)),
     "endpoint-rotate": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
+    "endpoint-test": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
     "endpoint-toggle": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
     "endpoint-delete": (lambda o: {"pk": o["endpoint"].pk}, ("post",)),
     "delivery": (lambda o: {"pk": o["delivery"].pk}, ("get",)),
@@ -76,10 +77,11 @@ EDIT_POSTS = [
     "policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate", "knowledge", "members",
 ]  # fmt: skip
 # tenant-new: staff only; invitation: the public link page; audit-log: owners and admins
-# (all three in test_members.py, test_invitations.py, test_audit_log.py)
+# (all three in test_members.py, test_invitations.py, test_audit_log.py); secret-shown only
+# shows a secret its own tenant's POST kept (test_webhook_pages.py)
 OTHER = {
     "login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate", "tenant-new",
-    "invitation", "audit-log",
+    "invitation", "audit-log", "secret-shown",
 }  # fmt: skip
 
 

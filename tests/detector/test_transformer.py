@@ -75,6 +75,8 @@ def test_an_answer_longer_than_the_window_is_truncated_and_flagged(tiny_detector
     assert cov.answer_truncated
     assert 0 < cov.answer_tokens_checked < cov.answer_tokens_given
     assert max(t.end for t in pred.tokens) < len(answer)
+    # the scored prefix ends where the last scored token does (the dashboard marks the rest)
+    assert cov.answer_chars_checked == max(t.end for t in pred.tokens)
 
 
 def test_windows_beyond_the_cap_are_dropped_and_flagged(tiny_model_dir):

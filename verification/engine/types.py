@@ -76,6 +76,9 @@ class Coverage:
     context_tokens_checked: int = 0
     answer_tokens_given: int = 0
     answer_tokens_checked: int = 0
+    #: length of the answer prefix the detector scored (None: not recorded); less than the
+    #: answer's length when `answer_truncated`, so a page can mark the part never checked
+    answer_chars_checked: int | None = None
     windows: int = 0
     context_truncated: bool = False
     answer_truncated: bool = False

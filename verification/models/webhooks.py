@@ -9,6 +9,7 @@ from tenants.models import Tenant, WebhookEndpoint
 
 
 class WebhookDelivery(models.Model):
+    TEST_EVENT = "webhook.test"  # sent by the dashboard's "Send test event", never retried
     PENDING, SENDING, SUCCEEDED, FAILED = "pending", "sending", "succeeded", "failed"
     STATUSES = [(s, s) for s in (PENDING, SENDING, SUCCEEDED, FAILED)]
 
@@ -41,6 +42,8 @@ class WebhookAttempt(models.Model):
     number = models.PositiveIntegerField()
     status_code = models.PositiveIntegerField(null=True, blank=True)
     error = models.TextField(blank=True, default="")
+    # the start of the receiver's answer (RESPONSE_BODY_BYTES), for the delivery log
+    response_body = models.TextField(blank=True, default="")
     duration_ms = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
@@ -13,6 +14,7 @@ from . import signing
 from .urlguard import CheckedUrl, UnsafeUrl, check_url
 
 USER_AGENT = "TruthLens-Webhooks/1.0"
+RESPONSE_BODY_BYTES = 2048  # how much of the receiver's answer the delivery log keeps
 
 
 @dataclass(frozen=True)
@@ -21,6 +23,7 @@ class AttemptResult:
     status_code: int | None
     error: str
     duration_ms: int
+    response_body: str = ""  # the first RESPONSE_BODY_BYTES, decoded leniently
 
 
 def encode(payload: dict) -> bytes:
@@ -33,10 +36,26 @@ def _pinned_url(checked: CheckedUrl) -> str:
     return urlunsplit((parts.scheme, f"{host}:{checked.port}", parts.path or "/", parts.query, ""))
 
 
+def _read_start(response: httpx.Response) -> str:
+    """The first RESPONSE_BODY_BYTES of the body, without reading a huge answer whole."""
+    kept = b""
+    for chunk in response.iter_bytes():
+        kept += chunk
+        if len(kept) >= RESPONSE_BODY_BYTES:
+            break
+    text = kept[:RESPONSE_BODY_BYTES].decode("utf-8", errors="replace")
+    return text.replace("\x00", "")  # Postgres text cannot hold NUL
+
+
 def send(
-    url: str, secret: str, payload: dict, timeout_s: float, allowed_hosts: list[str]
+    url: str,
+    secret: str | Sequence[str],
+    payload: dict,
+    timeout_s: float,
+    allowed_hosts: list[str],
 ) -> AttemptResult:
-    """POST the payload once; any 2xx is success, everything else (3xx included) is a failure."""
+    """POST the payload once, signed with each secret given (the newest first); any 2xx is
+    success, everything else (3xx included) is a failure."""
     started = time.monotonic()
 
     def elapsed() -> int:
@@ -55,16 +74,20 @@ def send(
         "X-TruthLens-Event-Id": str(payload.get("id", "")),
     }
     try:
-        with httpx.Client(timeout=timeout_s, follow_redirects=False, trust_env=False) as client:
-            response = client.post(
+        with (
+            httpx.Client(timeout=timeout_s, follow_redirects=False, trust_env=False) as client,
+            client.stream(
+                "POST",
                 _pinned_url(checked),
                 content=body,
                 headers=headers,
                 extensions={"sni_hostname": checked.host},
-            )
+            ) as response,
+        ):
+            answer = _read_start(response)
     except httpx.HTTPError as exc:
         return AttemptResult(False, None, f"{type(exc).__name__}: {exc}"[:500], elapsed())
     ok = 200 <= response.status_code < 300
     return AttemptResult(
-        ok, response.status_code, "" if ok else f"HTTP {response.status_code}", elapsed()
+        ok, response.status_code, "" if ok else f"HTTP {response.status_code}", elapsed(), answer
     )

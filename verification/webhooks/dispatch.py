@@ -88,10 +88,12 @@ def enqueue(delivery_ids: list[int]) -> None:
         enqueue_webhook(delivery_id)
 
 
-def _secret(delivery: WebhookDelivery) -> str:
+def _secrets(delivery: WebhookDelivery) -> list[str]:
+    """An endpoint's live secrets (a rotated one signs too until its window closes), or the
+    tenant's callback-URL secret."""
     if delivery.endpoint_id is not None and delivery.endpoint is not None:
-        return delivery.endpoint.secret
-    return delivery.tenant.webhook_secret
+        return delivery.endpoint.signing_secrets()
+    return [delivery.tenant.webhook_secret]
 
 
 def backoff_seconds(attempt: int) -> float:
@@ -121,7 +123,7 @@ def attempt_delivery(delivery_id: int) -> str | None:
     conf = settings.TRUTHLENS
     result = transport.send(
         delivery.url,
-        _secret(delivery),
+        _secrets(delivery),
         delivery.payload,
         timeout_s=conf["WEBHOOK_TIMEOUT_SECONDS"],
         allowed_hosts=conf["WEBHOOK_ALLOWED_HOSTS"],
@@ -131,12 +133,16 @@ def attempt_delivery(delivery_id: int) -> str | None:
         number=delivery.attempts,
         status_code=result.status_code,
         error=result.error,
+        response_body=result.response_body,
         duration_ms=result.duration_ms,
     )
     done = timezone.now()
     if result.ok:
         status = WebhookDelivery.SUCCEEDED
         updates = {"delivered_at": done}
+    elif delivery.event_type == WebhookDelivery.TEST_EVENT:
+        status = WebhookDelivery.FAILED  # a test shows its one result; retrying it helps no one
+        updates = {}
     elif (done - delivery.created_at).total_seconds() >= conf["WEBHOOK_RETRY_WINDOW_SECONDS"]:
         status = WebhookDelivery.FAILED
         updates = {}

@@ -83,6 +83,7 @@ class LexicalDetector:
             context_tokens_checked=len(context_words),
             answer_tokens_given=len(answer_words),
             answer_tokens_checked=len(answer_words),
+            answer_chars_checked=len(item.response),
             windows=1,
         )
         return TokenPrediction(

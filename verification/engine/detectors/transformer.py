@@ -188,6 +188,7 @@ class WindowedScorer:
         if len(answer_offsets) > answer_room:
             answer = item.response[: answer_offsets[answer_room - 1][1]]
             cov.answer_truncated = True
+        cov.answer_chars_checked = len(answer)
         answer_tokens = min(len(answer_offsets), answer_room)
         budget = self.max_length - self.special_tokens - template - answer_tokens - _SAFETY_MARGIN
         passage_offsets = [self._offsets(p) for p in passages]

@@ -1,0 +1,97 @@
+"""Every dashboard page (GET), filled with data that stresses the layout: long URLs, long
+queries, many columns, long policy diff lines. Shared by the accessibility checks and the
+browser layout check."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from dashboard.policy_actions import current_document, save_policy
+from knowledge.models import Document, KnowledgeBase
+from tenants.models import Membership, WebhookEndpoint
+from verification.models import WebhookAttempt, WebhookDelivery
+
+from .conftest import add_span, add_usage, make_job
+
+LONG = "a-very-long-path-segment-without-any-break-" * 6
+
+
+def fill(tenant, user) -> dict[str, str]:
+    """Data on every page of `tenant`; returns {name: url} of every GET page."""
+    jobs = []
+    for i in range(30):
+        job = make_job(
+            tenant,
+            query=f"Question {i}: " + "when was the tower built and how tall is it " * 4,
+            decision="a-decision-with-a-long-name",
+            query_type="factual_qa",
+            coverage={
+                "answer_truncated": i == 0,
+                "answer_tokens_given": 1140,
+                "answer_tokens_checked": 385,
+                "answer_chars_checked": 20,
+            },
+        )
+        add_span(job)
+        add_usage(job)
+        jobs.append(job)
+    endpoint = WebhookEndpoint(tenant=tenant, url=f"https://hooks.example.com/{LONG}")
+    endpoint.set_new_secret()
+    endpoint.save()
+    delivery = WebhookDelivery.objects.create(
+        tenant=tenant,
+        job=jobs[0],
+        endpoint=endpoint,
+        url=endpoint.url,
+        event_id="evt_" + "f" * 24,
+        event_type="verification.completed",
+        payload={"id": "evt_x", "data": {"long": LONG * 3}},
+        status=WebhookDelivery.FAILED,
+        attempts=1,
+        last_status_code=500,
+    )
+    WebhookAttempt.objects.create(
+        delivery=delivery, number=1, status_code=500, duration_ms=12, response_body=LONG * 4
+    )
+    document = current_document(tenant)
+    document = document.model_copy(update={"warning_template": "Careful: " + LONG * 4})
+    save_policy(tenant, user, document, "editor")
+    kb = KnowledgeBase.objects.create(tenant=tenant, name=("Handbook " + LONG)[:100])
+    doc = Document.objects.create(
+        tenant=tenant,
+        knowledge_base=kb,
+        name=(LONG + ".txt")[-200:],
+        content_type="text/plain",
+        size_bytes=10,
+        sha256="",
+        raw=b"x",
+        text="The Eiffel Tower is in Paris. " + LONG * 10,
+        status="ready",
+    )
+    return {
+        "overview": reverse("dashboard:overview"),
+        "history": reverse("dashboard:history"),
+        "detail": reverse("dashboard:verification", args=[jobs[0].public_id]),
+        "policy": reverse("dashboard:policy"),
+        "policy-history": reverse("dashboard:policy-history"),
+        "policy-import": reverse("dashboard:policy-import"),
+        "policy-test": reverse("dashboard:policy-test"),
+        "modes": reverse("dashboard:modes"),
+        "knowledge": reverse("dashboard:knowledge"),
+        "knowledge-base": reverse("dashboard:knowledge-base", args=[kb.public_id]),
+        "knowledge-document": reverse(
+            "dashboard:knowledge-document", args=[kb.public_id, doc.public_id]
+        ),
+        "keys": reverse("dashboard:keys"),
+        "webhooks": reverse("dashboard:webhooks"),
+        "delivery": reverse("dashboard:delivery", args=[delivery.pk]),
+        "billing": reverse("dashboard:billing"),
+        "revenue": reverse("dashboard:revenue"),
+    }
+
+
+def staff_owner(tenant, make_user) -> object:
+    """A staff user who owns `tenant`: sees every page, revenue included."""
+    user = make_user("staff-owner", staff=True)
+    Membership.objects.create(user=user, tenant=tenant, role=Membership.OWNER)
+    return user
