@@ -66,7 +66,7 @@ def _term_stats(
         " AS lexeme) "
         "SELECT t.lexeme, sum(t.ndoc) FROM knowledge_termstat t "
         "WHERE t.tenant_id = %s AND t.knowledge_base_id = ANY(%s) AND t.config = %s "
-        "AND (t.lexeme = '' OR t.lexeme IN (SELECT lexeme FROM q)) GROUP BY t.lexeme"
+        "AND t.lexeme = ANY(ARRAY(SELECT lexeme FROM q) || ''::text) GROUP BY t.lexeme"
     )
     with connection.cursor() as cur:
         cur.execute(sql, [config, " ".join(terms), tenant_id, list(knowledge_bases), config])
@@ -102,22 +102,26 @@ def _ranked(
 ) -> list[tuple[int, float]]:
     """(passage id, score) of the passages holding the claim's rarest words, best
     first: the score sums the inverse document frequencies of the claim's words a
-    passage holds (a BM25-style weight without length normalisation); `ts_rank_cd`
-    (how close together they stand) breaks ties."""
+    passage holds (a BM25-style weight without length normalisation)."""
     anchors, op = _anchors(df)
     lexemes = sorted(df)
     weights = [math.log(1 + (total - df[lex] + 0.5) / (df[lex] + 0.5)) for lex in lexemes]
-    # The config name comes from the fixed `_KNOWN` set, never from input: safe to inline.
+    # A passage holds a lexeme when its tsvector matches it alone (a binary search in
+    # the sorted tsvector). The config name comes from the fixed `_KNOWN` set, never
+    # from input: safe to inline.
+    holds = " + ".join("CASE WHEN m.tsv @@ %s::tsquery THEN %s ELSE 0 END" for _ in lexemes)
     sql = (
-        "SELECT m.id, (SELECT coalesce(sum(q.w), 0) FROM unnest(%s::text[], %s::float8[]) "
-        "AS q(lex, w) WHERE q.lex = ANY(tsvector_to_array(m.tsv))) AS score "
+        f"SELECT m.id, {holds} AS score "
         "FROM (SELECT p.id, p.tsv FROM knowledge_passage p WHERE p.tenant_id = %s "
         f"AND p.knowledge_base_id = ANY(%s) AND p.config = '{config}' "
         "AND p.tsv @@ %s::tsquery LIMIT %s) m "
-        "ORDER BY score DESC, ts_rank_cd(m.tsv, %s::tsquery) DESC, m.id LIMIT %s"
+        "ORDER BY score DESC, m.id LIMIT %s"
     )
-    params = [lexemes, weights, tenant_id, list(knowledge_bases), _tsquery(anchors, op)]
-    params += [MAX_SCANNED, _tsquery(lexemes, "|"), limit]
+    params: list[object] = []
+    for lex, weight in zip(lexemes, weights, strict=True):
+        params += [_tsquery([lex], "|"), weight]
+    params += [tenant_id, list(knowledge_bases), _tsquery(anchors, op), MAX_SCANNED]
+    params.append(limit)
     with connection.cursor() as cur:
         cur.execute(sql, params)
         return [(pid, float(score)) for pid, score in cur.fetchall()]
