@@ -1,6 +1,6 @@
 """Knowledge-base retrieval: recall of the gold evidence, and latency at 10k and 1M passages.
 
-    python bench/retrieval.py [--limit N] [--million] [--queries 200]
+    python bench/retrieval.py [--limit N] [--million] [--queries 200] [--reuse [--keep-million]]
 
 Retrieval set (training data only): every WiCE claim (`wice_tokens` train + dev) with
 supporting sentences is a query; its cited page, one sentence per paragraph, is a
@@ -13,7 +13,9 @@ candidates alone), and search latency p50/p95 over the claims.
 `--million` then adds 1 000 000 generated passages (each 3 to 6 sentences drawn at
 random from the distractor documents' sentences, seed 13; embeddings are random unit
 vectors, as only the candidates' embeddings are read) to the same knowledge base
-and measures latency again. Needs a migrated database (DATABASE_URL, as the
+and measures latency again (`--reuse --million --keep-million` measures a kept 1M
+corpus again without rebuilding it). `candidates_p*_ms` time the database part alone
+(full-text candidates, no encoder). Needs a migrated database (DATABASE_URL, as the
 service); it works in its own tenant, `bench-retrieval`, deleted first.
 """
 
@@ -81,7 +83,8 @@ def _percentiles(ms: list[float]) -> tuple[float, float]:
 def measure(tenant, kb, queries, gold_of, k_values=(5, 20), pool: int = 50) -> dict:
     hits = {k: 0 for k in k_values}
     fts_hits = 0
-    times = []
+    times, db_times = [], []
+    search(tenant.pk, [kb.pk], "warm up the encoder", k=1, pool=pool)
     for q in queries:
         started = time.perf_counter()
         found = search(tenant.pk, [kb.pk], q["claim"], k=max(k_values), pool=pool)
@@ -89,8 +92,12 @@ def measure(tenant, kb, queries, gold_of, k_values=(5, 20), pool: int = 50) -> d
         gold = gold_of(q)
         for k in k_values:
             hits[k] += any(h.passage_id in gold for h in found[:k])
-        fts_hits += any(pid in gold for pid in candidates(tenant.pk, [kb.pk], q["claim"], pool))
+        started = time.perf_counter()
+        found_ids = candidates(tenant.pk, [kb.pk], q["claim"], pool)
+        db_times.append((time.perf_counter() - started) * 1000)
+        fts_hits += any(pid in gold for pid in found_ids)
     p50, p95 = _percentiles(times)
+    db_p50, db_p95 = _percentiles(db_times)
     n = len(queries)
     return {
         "queries": n,
@@ -98,6 +105,8 @@ def measure(tenant, kb, queries, gold_of, k_values=(5, 20), pool: int = 50) -> d
         f"fts_candidates_recall@{pool}": round(fts_hits / n, 4),
         "p50_ms": round(p50, 1),
         "p95_ms": round(p95, 1),
+        "candidates_p50_ms": round(db_p50, 1),
+        "candidates_p95_ms": round(db_p95, 1),
     }
 
 
@@ -147,9 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--million", action="store_true", help="also measure latency at 1M passages")
     p.add_argument("--queries", type=int, default=200, help="claims timed at 1M passages")
     p.add_argument("--json", type=Path, default=None)
-    p.add_argument("--pool", type=int, default=50, help="full-text candidates re-ranked")
+    p.add_argument("--pool", type=int, default=200, help="full-text candidates re-ranked")
     p.add_argument(
         "--reuse", action="store_true", help="measure the corpus a previous run left (no indexing)"
+    )
+    p.add_argument(
+        "--keep-million",
+        action="store_true",
+        help="with --reuse --million: keep the generated passages a previous run left and "
+        "measure only at that size",
     )
     args = p.parse_args(argv)
     call_command("migrate", verbosity=0)
@@ -158,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.reuse:
         tenant = Tenant.objects.get(slug="bench-retrieval")
         kb = KnowledgeBase.objects.get(tenant=tenant, name="bench")
-        Document.objects.filter(knowledge_base=kb, name="generated").delete()
+        kept = args.keep_million and Document.objects.filter(knowledge_base=kb, name="generated")
+        if not kept:
+            Document.objects.filter(knowledge_base=kb, name="generated").delete()
         docs = [
             IndexedDoc(
                 d,
@@ -196,9 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     n_passages = Passage.objects.filter(knowledge_base=kb).count()
     gold_by_claim = {c["claim"]: g for c, g in zip(claims, gold_passages, strict=True)}
     print(f"== {n_passages} passages; {len(claims)} claims")
-    small = measure(tenant, kb, claims, lambda q: gold_by_claim[q["claim"]], pool=args.pool)
-    print(json.dumps({"passages": n_passages, **small}, indent=2))
-    results = {"small": {"passages": n_passages, **small}}
+    results = {}
+    if not (args.reuse and args.keep_million and kept):
+        small = measure(tenant, kb, claims, lambda q: gold_by_claim[q["claim"]], pool=args.pool)
+        print(json.dumps({"passages": n_passages, **small}, indent=2))
+        results["small"] = {"passages": n_passages, **small}
     if args.million:
         # Drawn from the distractors only: a passage made of a claim's own evidence sentences
         # would be a correct answer that the gold set does not count.
@@ -208,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
             for sent in re.split(r"(?<=[.!?])\s+", text)
             if len(sent.split()) >= 5
         ]
-        add_million(tenant, kb, sentences, 1_000_000)
+        if not (args.reuse and args.keep_million and kept):
+            add_million(tenant, kb, sentences, 1_000_000)
         n_passages = Passage.objects.filter(knowledge_base=kb).count()
         big = measure(
             tenant, kb, claims[: args.queries], lambda q: gold_by_claim[q["claim"]], pool=args.pool

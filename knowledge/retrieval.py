@@ -14,6 +14,7 @@ import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 from django.db import connection
@@ -23,8 +24,10 @@ from .models import Document, Passage
 from .text_search import CONFIGS, FALLBACK, config_for, query_terms
 
 CANDIDATES = 200
-ANCHOR_POSTINGS = 5000  # passages the rarest words of a claim may hold together (`_anchors`)
-MAX_SCANNED = 5000  # matching passages scored per claim and configuration
+ANCHOR_POSTINGS = 3000  # passages the rarest words of a claim may hold together (`_anchors`)
+MAX_SCANNED = 3000  # passages holding a rare word scored per claim and configuration
+PAIR_TERMS = 4  # the next rarest words, two of which make a passage a candidate
+PAIRS_SCANNED = 1000  # passages holding two of them scored per claim and configuration
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
 _KNOWN = set(CONFIGS.values()) | {FALLBACK}
 
@@ -75,21 +78,29 @@ def _term_stats(
     return {lex: n for lex, n in found.items() if n > 0}, total
 
 
-def _anchors(df: dict[str, int]) -> tuple[list[str], str]:
-    """The rarest lexemes whose passages together stay within `ANCHOR_POSTINGS`: any
-    of them makes a passage a candidate. When even the rarest is that common, a
-    passage needs the two rarest together."""
+def _anchors(df: dict[str, int]) -> list[tuple[str, int]]:
+    """(tsquery, passages read at most) pairs whose matches are the candidates:
+
+    * any of the rarest lexemes whose passages together stay within `ANCHOR_POSTINGS`
+      (none when even the rarest is that common);
+    * two together of the next `PAIR_TERMS` rarest: in a large knowledge base the
+      claim's rare words (a name, a title) may be missing from the evidence, which
+      still shares two of its more common ones.
+    """
     rarest = sorted(df, key=lambda lex: (df[lex], lex))
     chosen: list[str] = []
     read = 0
     for lex in rarest:
-        if chosen and read + df[lex] > ANCHOR_POSTINGS:
+        if read + df[lex] > ANCHOR_POSTINGS:
             break
         chosen.append(lex)
         read += df[lex]
-    if read > ANCHOR_POSTINGS and len(rarest) >= 2:
-        return rarest[:2], "&"
-    return chosen, "|"
+    queries = [(_tsquery(chosen, "|"), MAX_SCANNED)] if chosen else []
+    rest = rarest[len(chosen) : len(chosen) + PAIR_TERMS]
+    if len(rest) >= 2:
+        pairs = (f"({_tsquery([x, y], '&')})" for x, y in combinations(rest, 2))
+        queries.append((" | ".join(pairs), PAIRS_SCANNED))
+    return queries
 
 
 def _ranked(
@@ -100,27 +111,35 @@ def _ranked(
     total: int,
     limit: int,
 ) -> list[tuple[int, float]]:
-    """(passage id, score) of the passages holding the claim's rarest words, best
-    first: the score sums the inverse document frequencies of the claim's words a
-    passage holds (a BM25-style weight without length normalisation)."""
-    anchors, op = _anchors(df)
+    """(passage id, score) of the passages matching the claim's anchors (`_anchors`),
+    best first: the score sums the inverse document frequencies of the claim's words
+    a passage holds (a BM25-style weight without length normalisation)."""
     lexemes = sorted(df)
     weights = [math.log(1 + (total - df[lex] + 0.5) / (df[lex] + 0.5)) for lex in lexemes]
     # A passage holds a lexeme when its tsvector matches it alone (a binary search in
     # the sorted tsvector). The config name comes from the fixed `_KNOWN` set, never
     # from input: safe to inline.
     holds = " + ".join("CASE WHEN m.tsv @@ %s::tsquery THEN %s ELSE 0 END" for _ in lexemes)
-    sql = (
-        f"SELECT m.id, {holds} AS score "
-        "FROM (SELECT p.id, p.tsv FROM knowledge_passage p WHERE p.tenant_id = %s "
-        f"AND p.knowledge_base_id = ANY(%s) AND p.config = '{config}' "
-        "AND p.tsv @@ %s::tsquery LIMIT %s) m "
-        "ORDER BY score DESC, m.id LIMIT %s"
-    )
     params: list[object] = []
     for lex, weight in zip(lexemes, weights, strict=True):
         params += [_tsquery([lex], "|"), weight]
-    params += [tenant_id, list(knowledge_bases), _tsquery(anchors, op), MAX_SCANNED]
+    scope = (
+        "SELECT p.id, p.tsv FROM knowledge_passage p WHERE p.tenant_id = %s "
+        f"AND p.knowledge_base_id = ANY(%s) AND p.config = '{config}' AND p.tsv @@ %s::tsquery"
+    )
+    parts, earlier = [], []
+    for query, most in _anchors(df):
+        # a passage matching an earlier part's query came with it (or was cut by its limit)
+        unseen = "".join(" AND NOT p.tsv @@ %s::tsquery" for _ in earlier)
+        parts.append(f"({scope}{unseen} LIMIT %s)")
+        params += [tenant_id, list(knowledge_bases), query, *earlier, most]
+        earlier.append(query)
+    if not parts:
+        return []
+    sql = (
+        f"SELECT m.id, {holds} AS score FROM ({' UNION ALL '.join(parts)}) m "
+        "ORDER BY score DESC, m.id LIMIT %s"
+    )
     params.append(limit)
     with connection.cursor() as cur:
         cur.execute(sql, params)

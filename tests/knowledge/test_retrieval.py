@@ -88,9 +88,9 @@ def test_the_rarest_words_find_the_passage_among_passages_of_common_words(client
     assert df["vanuatu"] == 1
     assert df["coconut"] == 1
     assert df["committe"] > 1
-    anchors, op = retrieval._anchors(df)
-    assert op == "|"
-    assert set(anchors) >= {"vanuatu", "coconut"}
+    rare, _ = retrieval._anchors(df)[0]
+    assert "'vanuatu'" in rare
+    assert "'coconut'" in rare
 
     claim = "The city committee approved a coconut budget for Vanuatu."
     found = retrieval.candidates(tenant_a.tenant.pk, [kb_id], claim, limit=3)
@@ -99,11 +99,21 @@ def test_the_rarest_words_find_the_passage_among_passages_of_common_words(client
     assert hits[0].passage_id == gold
 
 
-def test_when_even_the_rarest_word_is_common_two_words_must_meet():
-    df = {"committe": 9000, "citi": 8000, "budget": 7000}
-    assert retrieval._anchors(df) == (["budget", "citi"], "&")
-    assert retrieval._anchors({"budget": 7000}) == (["budget"], "|")
-    assert retrieval._anchors({"a": 10, "b": 4000, "c": 2000}) == (["a", "c"], "|")
+def test_rare_words_anchor_the_search_and_two_of_the_next_ones_together_too(monkeypatch):
+    monkeypatch.setattr(retrieval, "ANCHOR_POSTINGS", 3000)
+    monkeypatch.setattr(retrieval, "PAIR_TERMS", 3)
+    df = {"vanuatu": 10, "coconut": 2000, "committe": 9000, "citi": 8000, "budget": 7000, "a": 9}
+    queries = [q for q, _ in retrieval._anchors(df)]
+    assert queries[0] == "'a' | 'vanuatu' | 'coconut'"
+    assert queries[1] == (
+        "('budget' & 'citi') | ('budget' & 'committe') | ('citi' & 'committe')"
+    )
+    # even the rarest word too common: only passages with two of the rarest words
+    common = {"committe": 9000, "citi": 8000, "budget": 7000}
+    assert [q for q, _ in retrieval._anchors(common)] == [
+        "('budget' & 'citi') | ('budget' & 'committe') | ('citi' & 'committe')"
+    ]
+    assert retrieval._anchors({"budget": 7000}) == []
 
 
 def test_lexemes_with_quotes_and_backslashes_are_quoted_for_the_tsquery(db):
