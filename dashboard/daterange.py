@@ -15,9 +15,10 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from verification.billing.report import MAX_YEAR, MIN_YEAR
+
 PRESETS = (("7", "7 days"), ("30", "30 days"), ("90", "90 days"))
 MAX_DAYS = 366
-MIN_YEAR, MAX_YEAR = 2000, 2100
 OUT_OF_RANGE = f"Pick a date between {MIN_YEAR} and {MAX_YEAR}."
 
 

@@ -124,6 +124,7 @@ def test_usage_reports_the_month(client_a):
     assert client_a.get("/v1/usage?month=2026-13").status_code == 400
     # the same month format as /v1/billing/reports/{month}: "2026-2" is not a month
     assert client_a.get("/v1/usage?month=2026-2").status_code == 400
+    assert client_a.get("/v1/usage?month=9999-12").status_code == 400  # not a 500
 
 
 def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, client_a):

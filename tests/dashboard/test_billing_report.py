@@ -200,8 +200,9 @@ class TestBillingApi:
         assert data["tenant"] == "tenant-b"
         assert data["verifications"] == 0
 
-    def test_bad_month_is_a_validation_problem(self, tenant_a):
-        response = client_for(tenant_a.token).get("/v1/billing/reports/2026-13")
+    @pytest.mark.parametrize("month", ["2026-13", "9999-12", "1999-12", "0001-01"])
+    def test_bad_month_is_a_validation_problem(self, tenant_a, month):
+        response = client_for(tenant_a.token).get(f"/v1/billing/reports/{month}")
         assert response.status_code == 400
         assert response["Content-Type"] == "application/problem+json"
         assert response.json()["errors"][0]["field"] == "month"

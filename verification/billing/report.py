@@ -28,14 +28,20 @@ class BadMonth(ValueError):
     """The month is not of the form YYYY-MM."""
 
 
+#: Years a report (or any date a user types in the dashboard) may name.
+MIN_YEAR, MAX_YEAR = 2000, 2100
+
+
 def month_bounds(label: str) -> tuple[dt.datetime, dt.datetime]:
-    """[start, end) of the UTC month `YYYY-MM`; raises `BadMonth`."""
+    """[start, end) of the UTC month `YYYY-MM` (years MIN_YEAR..MAX_YEAR); raises `BadMonth`."""
     try:
         start = dt.datetime.strptime(label, "%Y-%m").replace(tzinfo=dt.UTC)
     except (TypeError, ValueError) as exc:
         raise BadMonth(f"{label!r} is not a month (YYYY-MM)") from exc
     if len(label) != 7:
         raise BadMonth(f"{label!r} is not a month (YYYY-MM)")
+    if not MIN_YEAR <= start.year <= MAX_YEAR:
+        raise BadMonth(f"{label!r} is outside {MIN_YEAR}-01..{MAX_YEAR}-12")
     return start, (start + dt.timedelta(days=32)).replace(day=1)
 
 
