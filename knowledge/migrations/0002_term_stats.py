@@ -28,7 +28,13 @@ _ADD = """
 # its statistics may already be gone, and nothing must be re-created for it. Rows
 # that reach zero stay (retrieval ignores them; re-indexing reuses them) until the
 # knowledge base goes.
+# The rows are locked first in the same order additions take them, so a document
+# deleted while another is indexed into the same knowledge base cannot deadlock.
 _REMOVE = """
+    PERFORM 1 FROM knowledge_termstat t JOIN ({counts}) c
+        ON t.knowledge_base_id = c.knowledge_base_id AND t.config = c.config
+        AND t.lexeme = c.lexeme
+        ORDER BY t.knowledge_base_id, t.config, t.lexeme FOR UPDATE OF t;
     UPDATE knowledge_termstat t SET ndoc = t.ndoc - c.n FROM ({counts}) c
     WHERE t.knowledge_base_id = c.knowledge_base_id AND t.config = c.config
       AND t.lexeme = c.lexeme;
