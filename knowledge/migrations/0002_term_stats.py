@@ -73,10 +73,19 @@ FORWARD = [
     "CREATE TRIGGER knowledge_termstat_delete AFTER DELETE ON knowledge_passage "
     "REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT "
     "EXECUTE FUNCTION knowledge_termstat_delete();",
+    # Scoring reads every candidate's tsvector: keep it in the row (compressed if need be)
+    # and move the embedding out of line instead (it is read for the 200 re-ranked only,
+    # and random floats do not compress). Applies to rows written from now on.
+    "ALTER TABLE knowledge_passage ALTER COLUMN tsv SET STORAGE MAIN, "
+    "ALTER COLUMN embedding SET STORAGE EXTERNAL;",
+    # Counts change in place: room on each page for HOT updates (no index churn).
+    "ALTER TABLE knowledge_termstat SET (fillfactor = 70);",
     # Passages indexed before this migration.
     _ADD.format(counts=_COUNTS.format(rows="knowledge_passage")),
 ]
 BACKWARD = [
+    "ALTER TABLE knowledge_passage ALTER COLUMN tsv SET STORAGE EXTENDED, "
+    "ALTER COLUMN embedding SET STORAGE EXTENDED;",
     *(
         f"DROP TRIGGER IF EXISTS knowledge_termstat_{op} ON knowledge_passage;"
         for op in ("insert", "update", "delete")
