@@ -97,7 +97,9 @@ class Passage(models.Model):
 
     class Meta:
         indexes = [
-            GinIndex(fields=["tsv"], name="passage_tsv_gin"),
+            # One tenant's knowledge base and language, then the words (btree_gin): a search
+            # reads only that knowledge base's postings, never another tenant's.
+            GinIndex(fields=["knowledge_base", "config", "tsv"], name="passage_scoped_tsv_gin"),
             models.Index(fields=["knowledge_base", "document"], name="passage_kb_doc"),
         ]
 

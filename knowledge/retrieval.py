@@ -123,17 +123,21 @@ def _ranked(
     params: list[object] = []
     for lex, weight in zip(lexemes, weights, strict=True):
         params += [_tsquery([lex], "|"), weight]
+    # One knowledge base, one config and the words: all three in the GIN index
+    # (`passage_scoped_tsv_gin`), which `= ANY(...)` could not use.
     scope = (
         "SELECT p.id, p.tsv FROM knowledge_passage p WHERE p.tenant_id = %s "
-        f"AND p.knowledge_base_id = ANY(%s) AND p.config = '{config}' AND p.tsv @@ %s::tsquery"
+        f"AND p.knowledge_base_id = %s AND p.config = '{config}' AND p.tsv @@ %s::tsquery"
     )
-    parts, earlier = [], []
-    for query, most in _anchors(df):
-        # a passage matching an earlier part's query came with it (or was cut by its limit)
-        unseen = "".join(" AND NOT p.tsv @@ %s::tsquery" for _ in earlier)
-        parts.append(f"({scope}{unseen} LIMIT %s)")
-        params += [tenant_id, list(knowledge_bases), query, *earlier, most]
-        earlier.append(query)
+    parts = []
+    for kb in knowledge_bases:
+        earlier: list[str] = []
+        for query, most in _anchors(df):
+            # a passage matching an earlier part's query came with it (or its limit cut it)
+            unseen = "".join(" AND NOT p.tsv @@ %s::tsquery" for _ in earlier)
+            parts.append(f"({scope}{unseen} LIMIT %s)")
+            params += [tenant_id, kb, query, *earlier, most]
+            earlier.append(query)
     if not parts:
         return []
     sql = (
