@@ -250,3 +250,4 @@ class LLMSettings(EncryptedApiKey, models.Model):
 # Models kept in their own modules, registered with the app here.
 from .audit import AuditEvent  # noqa: E402, F401
 from .invitations import Invitation  # noqa: E402, F401
+from .llm_providers import LLMProvider  # noqa: E402, F401

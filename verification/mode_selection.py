@@ -20,7 +20,7 @@ from django.db.models import F
 from tenants.models import Tenant
 
 from .engine import bandit
-from .engine.modes import AUTO, MODE_NAMES
+from .engine.modes import AUTO, MODE_NAMES, runs_without_llm
 from .engine.policy import PolicyDocument
 from .models import ModeArm, VerificationJob
 
@@ -38,15 +38,25 @@ def choose_mode(
     tenant: Tenant,
     query_type: str,
     key: str,
+    llm: bool = True,
 ) -> ModeChoice:
     """The request's explicit mode wins; `auto` (from the request, decision or policy)
-    samples among the modes the policy allows."""
+    samples among the modes the policy allows. Without an LLM (`llm` False) a mode
+    that cannot run without one is never chosen: the policy's becomes the first
+    runnable mode (lightweight), and the bandit samples among runnable ones only, so
+    a job never runs, or is billed, as a mode it could not run."""
     if requested and requested != AUTO:
-        return ModeChoice(requested, "request")
+        # refused at the request when there is no LLM; its provider may have gone since
+        runnable = llm or runs_without_llm(requested)
+        return ModeChoice(requested if runnable else MODE_NAMES[0], "request")
     candidate = decision_mode if decision_mode != AUTO else policy.default_mode
     if candidate != AUTO:
+        if not llm and not runs_without_llm(candidate):
+            return ModeChoice(MODE_NAMES[0], "policy")
         return ModeChoice(candidate, "policy")
     allowed = list(policy.allowed_modes) or [MODE_NAMES[0]]
+    if not llm:
+        allowed = [m for m in allowed if runs_without_llm(m)] or [MODE_NAMES[0]]
     return ModeChoice(choose(tenant, query_type, allowed, key), "bandit")
 
 

@@ -21,7 +21,7 @@ from verification.models import VerificationJob
 from verification.models.jobs import FINAL_STATUSES
 from verification.serializers import VerificationSerializer, verification_headers
 from verification.stages.wait import wait_for
-from verification.tenant_config import policy_for, request_errors
+from verification.tenant_config import has_llm, policy_for, request_errors
 
 from ..errors import Conflict
 from ..serializers import FeedbackRequestSerializer, VerificationRequestSerializer
@@ -157,7 +157,9 @@ def _knowledge_base(tenant, name: str) -> KnowledgeBase | None:
 
 
 def _check_against_policy(tenant, v: dict) -> None:
-    errors = request_errors(policy_for(tenant), v["mode"], v.get("decision"))
+    errors = request_errors(
+        policy_for(tenant), v["mode"], v.get("decision"), llm=has_llm(tenant.pk)
+    )
     if errors:
         raise ValidationError(errors)
 

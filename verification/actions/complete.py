@@ -15,6 +15,7 @@ from .. import mode_selection
 from ..billing import usage as billing
 from ..engine.job_plan import JobPlan
 from ..engine.mitigation.result import MitigationResult
+from ..engine.modes import MODES
 from ..engine.types import DetectionResult
 from ..models import DetectedSpan, JobStage, JobStatus, VerificationJob
 from ..stages.wait import job_finished
@@ -60,14 +61,17 @@ class Outcome:
         cascade: dict | None = None,
         grounding: dict | None = None,
     ) -> Outcome:
-        """The outcome of a planned job: what was decided comes from its plan."""
+        """The outcome of a planned job: what was decided comes from its plan, except
+        the mode when its mitigation ran another (premium falling back to standard):
+        a job is recorded, rewarded and billed as the mode that ran."""
+        ran = mitigation.mode if mitigation is not None and mitigation.mode in MODES else None
         return cls(
             result=result,
             enabled=plan.enabled,
             query_type=plan.query_type,
             query_type_confidence=plan.query_type_confidence,
             decision=plan.decision,
-            mode=plan.mode,
+            mode=ran or plan.mode,
             mode_source=plan.mode_source,
             final_response=final_response,
             warning=warning,

@@ -74,6 +74,12 @@ MODES: dict[str, ModeSpec] = {
 MODE_NAMES: tuple[str, ...] = tuple(MODES)
 
 
+def runs_without_llm(name: str) -> bool:
+    """Can mode `name` do its job for a tenant with no LLM (itself, or its no-LLM repair)?"""
+    spec = mode_spec(name)
+    return not spec.needs_llm or spec.repairs_without_llm
+
+
 def mode_spec(name: str) -> ModeSpec:
     """The registered mode `name`; ValueError for anything else (including "auto")."""
     try:

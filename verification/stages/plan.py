@@ -37,7 +37,13 @@ def plan_request(
         grounded_by_search=not job.context,
     )
     choice = choose_mode(
-        job.requested_mode, policy, resolved.mode, job.tenant, query_type, key=str(job.pk)
+        job.requested_mode,
+        policy,
+        resolved.mode,
+        job.tenant,
+        query_type,
+        key=str(job.pk),
+        llm=llm is not None and bool(llm.default_model),
     )
     model = job.model or (llm.default_model if llm is not None else "")
     return JobPlan.build(
