@@ -11,6 +11,7 @@ from .views.knowledge import (
     KnowledgeBaseList,
     WebSearchView,
 )
+from .views.llm_providers import LLMProviderDetail, LLMProviderList, LLMProviderTest, LLMRoles
 from .views.usage import UsageView
 from .views.verifications import VerificationDetail, VerificationFeedback, VerificationListCreate
 from .views.webhooks import WebhookEndpointDetail, WebhookEndpointList, WebhookEndpointRotate
@@ -32,6 +33,10 @@ urlpatterns = [
         name="kb-document",
     ),
     path("web-search", WebSearchView.as_view(), name="web-search"),
+    path("llm-providers", LLMProviderList.as_view(), name="llm-providers"),
+    path("llm-providers/<int:pk>", LLMProviderDetail.as_view(), name="llm-provider"),
+    path("llm-providers/<int:pk>/test", LLMProviderTest.as_view(), name="llm-provider-test"),
+    path("llm-roles", LLMRoles.as_view(), name="llm-roles"),
     path("usage", UsageView.as_view(), name="usage"),
     path("billing/reports/<str:month>", BillingReportView.as_view(), name="billing-report"),
     path("chat/completions", ChatCompletions.as_view(), name="chat-completions"),

@@ -13,6 +13,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from knowledge.models import Document, KnowledgeBase
+from tenants.invitations import Invitation
+from tenants.llm_providers import LLMProvider
 from tenants.models import ApiKey, Membership, WebhookEndpoint
 from tests.conftest import client_for
 from verification.models import VerificationJob, WebhookDelivery
@@ -64,7 +66,18 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
         tenant=tenant_a.tenant, knowledge_base=kb, name="a.txt", content_type="text/plain",
         size_bytes=1, sha256="", raw=b"x",
     )  # fmt: skip
+    owner = get_user_model().objects.create_user("alice", "alice@example.com", "pw-alice-123!")
+    membership = Membership.objects.create(user=owner, tenant=tenant_a.tenant, role="admin")
+    invitation, token = Invitation.issue(tenant_a.tenant, "carol@example.com", "viewer", owner)
+    provider = LLMProvider(tenant=tenant_a.tenant, name="A's provider", model_prefix="openai/")
+    provider.model_names = ["a-model"]
+    provider.api_key = "sk-a"
+    provider.save()
     return {
+        "membership": str(membership.pk),
+        "invitation": str(invitation.pk),
+        "token": token,  # the link itself: B's signed-in member (another address) is refused
+        "provider": str(provider.pk),
         "kb_id": kb.public_id,
         "doc_id": doc.public_id,
         "public_id": job_id,
@@ -78,7 +91,12 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
 
 # Routes (by URL name) whose <pk> is another kind of A's object than a webhook endpoint,
 # so B is pointed at a real object of A's, not at an id that is missing anyway.
-PK_OF = {"key-revoke": "api_key", "delivery": "delivery", "delivery-replay": "delivery"}
+PK_OF = {
+    "key-revoke": "api_key", "delivery": "delivery", "delivery-replay": "delivery",
+    "member-role": "membership", "member-remove": "membership",
+    "invitation-revoke": "invitation", "llm-provider": "provider", "llm-provider-test": "provider",
+    "llm-provider-edit": "provider", "llm-provider-delete": "provider",
+}  # fmt: skip
 
 
 # Route parameters that name no object of a tenant: tenant B gets its own view of them.
@@ -158,3 +176,6 @@ def test_tenant_b_cannot_reach_tenant_a_objects_on_any_url(tenant_a, tenant_b, a
     assert WebhookDelivery.objects.filter(tenant=tenant_a.tenant).count() == 1  # no replay
     assert Document.objects.filter(tenant=tenant_a.tenant, version=1).count() == 1  # not replaced
     assert KnowledgeBase.objects.filter(tenant=tenant_a.tenant).count() == 1
+    assert Membership.objects.get(tenant=tenant_a.tenant, user__username="alice").role == "admin"
+    assert LLMProvider.objects.get(tenant=tenant_a.tenant).api_key == "sk-a"
+    assert Invitation.objects.get(tenant=tenant_a.tenant).accepted_at is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -62,11 +63,15 @@ class _Resolver:
 def no_network(monkeypatch) -> list[tuple[str, dict]]:
     sent: list[tuple[str, dict]] = []
 
-    def fake_post(self, url, **kwargs):
+    @contextlib.contextmanager
+    def fake_stream(self, method, url, **kwargs):
         sent.append((str(url), kwargs))
-        return httpx.Response(200, request=httpx.Request("POST", url))
+        yield httpx.Response(200, request=httpx.Request(method, url))
 
-    monkeypatch.setattr(httpx.Client, "post", fake_post)
+    # the webhook transport streams its POST (to keep only the start of the answer);
+    # `send` is patched too, so nothing can leave the machine by either door
+    monkeypatch.setattr(httpx.Client, "stream", fake_stream)
+    monkeypatch.setattr(httpx.Client, "send", lambda *a, **k: pytest.fail("unexpected send"))
     return sent
 
 

@@ -1,0 +1,240 @@
+"""`/v1/llm-providers`: a tenant's LLM provider credentials, their test, and model roles."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import Http404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+
+from tenants.audit import record
+from tenants.llm_providers import MODEL_NAME_RE, PREFIX_RE, LLMProvider, served_models
+from tenants.models import LLMSettings
+from tenants.provider_actions import check_connection, clashing_models, save_provider
+from verification.tenant_config import policy_for
+from verification.webhooks.urlguard import UnsafeUrl, check_url
+
+from .base import TenantScopedView
+
+
+class LLMProviderSerializer(serializers.ModelSerializer):
+    """A provider; the key is write-only (never returned: `has_key` says if one is set)."""
+
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=False)
+    has_key = serializers.SerializerMethodField()
+    model_names = serializers.ListField(
+        child=serializers.CharField(max_length=200), min_length=1, max_length=50
+    )
+    model_ids = serializers.ListField(child=serializers.CharField(), read_only=True)
+
+    class Meta:
+        model = LLMProvider
+        fields = [
+            "id", "name", "model_prefix", "model_names", "model_ids", "api_base", "api_key",
+            "has_key", "timeout_seconds", "max_retries", "price_table", "created_at", "updated_at",
+        ]  # fmt: skip
+        read_only_fields = ["id", "created_at", "updated_at"]
+        extra_kwargs = {
+            "timeout_seconds": {"min_value": 1, "max_value": 300},
+            "max_retries": {"min_value": 0, "max_value": 10},
+        }
+
+    def get_has_key(self, obj: LLMProvider) -> bool:
+        return bool(obj.api_key_encrypted)
+
+    def validate_model_prefix(self, value: str) -> str:
+        if not PREFIX_RE.match(value):
+            raise ValidationError(
+                "a litellm provider prefix: lower-case letters, digits, _ or -, ending in / "
+                "(for example openai/)."
+            )
+        return value
+
+    def validate_model_names(self, value: list[str]) -> list[str]:
+        bad = [v for v in value if not MODEL_NAME_RE.match(v)]
+        if bad:
+            raise ValidationError(
+                f"not a model name: {', '.join(repr(b) for b in bad)} (letters, digits "
+                "and . _ - : / @ only)."
+            )
+        return list(dict.fromkeys(value))
+
+    def validate_api_base(self, value: str) -> str:
+        if value:
+            try:
+                check_url(value, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
+            except UnsafeUrl as exc:
+                raise ValidationError(str(exc)) from exc
+        return value
+
+    def validate_price_table(self, value) -> dict:
+        if not isinstance(value, dict):
+            raise ValidationError('an object: {"model": {"input": 0.1, "output": 0.4}}.')
+        for model, price in value.items():
+            if not isinstance(price, dict) or set(price) - {"input", "output"}:
+                raise ValidationError(f"{model}: give input and output USD per 1M tokens.")
+            for side, amount in price.items():
+                if not isinstance(amount, int | float) or amount < 0:
+                    raise ValidationError(f"{model}.{side}: a price of 0 or more.")
+        return value
+
+    def validate(self, attrs: dict) -> dict:
+        tenant = self.context["tenant"]
+        instance = self.instance
+        name = attrs.get("name", instance.name if instance else "")
+        taken = LLMProvider.objects.filter(tenant=tenant, name=name)
+        if taken.exclude(pk=instance.pk if instance else None).exists():
+            raise ValidationError({"name": [f"a provider named {name!r} exists."]})
+        prefix = attrs.get("model_prefix", instance.model_prefix if instance else "")
+        names = attrs.get("model_names", instance.model_names if instance else [])
+        ids = [n if n.startswith(prefix) else prefix + n for n in names]
+        if clash := clashing_models(tenant, ids, exclude=instance.pk if instance else None):
+            raise ValidationError({"model_names": [f"already served: {', '.join(clash)}."]})
+        if instance is None and not attrs.get("api_key") and not attrs.get("api_base"):
+            raise ValidationError({"api_key": ["a new provider needs its API key."]})
+        return attrs
+
+
+class LLMProviderList(TenantScopedView):
+    """`GET`: the tenant's providers. `POST`: add one (its key is never shown again)."""
+
+    serializer_class = LLMProviderSerializer
+
+    def base_queryset(self):
+        return LLMProvider.objects.all()
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "tenant": self.tenant}
+
+    @extend_schema(responses=LLMProviderSerializer(many=True), operation_id="llm_providers_list")
+    def get(self, request):
+        return Response(self.get_serializer(self.get_queryset(), many=True).data)
+
+    @extend_schema(responses={201: LLMProviderSerializer})
+    def post(self, request):
+        data = self.get_serializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        provider = save_provider(self.tenant, data.validated_data)
+        record(request, "llm_provider.created", provider, details={"name": provider.name})
+        body = self.get_serializer(provider).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class LLMProviderDetail(TenantScopedView):
+    """`GET`/`PATCH`/`DELETE` one provider (another tenant's is a 404)."""
+
+    serializer_class = LLMProviderSerializer
+    http_method_names = ["get", "patch", "delete", "options"]
+
+    def base_queryset(self):
+        return LLMProvider.objects.all()
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "tenant": self.tenant}
+
+    def get(self, request, pk: int):
+        return Response(self.get_serializer(self.get_object()).data)
+
+    def patch(self, request, pk: int):
+        provider = self.get_object()
+        data = self.get_serializer(provider, data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        save_provider(self.tenant, data.validated_data, provider)
+        action = "llm_provider.key_replaced" if "api_key" in data.validated_data else None
+        record(request, action or "llm_provider.changed", provider, details={"name": provider.name})
+        return Response(self.get_serializer(provider).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, pk: int):
+        provider = self.get_object()
+        provider.delete()
+        record(request, "llm_provider.deleted", provider, details={"name": provider.name})
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ConnectionCheckSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    model = serializers.CharField()
+    answer = serializers.CharField(help_text="the model's answer (at most 5 tokens)")
+    error = serializers.CharField(help_text="the provider's error in plain words")
+    latency_ms = serializers.IntegerField()
+
+
+class LLMProviderTest(TenantScopedView):
+    """`POST`: one real, tiny call through litellm with the provider's credentials."""
+
+    serializer_class = ConnectionCheckSerializer
+
+    def base_queryset(self):
+        return LLMProvider.objects.all()
+
+    @extend_schema(
+        request=inline_serializer(
+            "ConnectionTest", {"model": serializers.CharField(required=False)}
+        )
+    )
+    def post(self, request, pk: int):
+        provider = self.get_object()
+        model = request.data.get("model") if isinstance(request.data, dict) else None
+        if model and provider.model_id(str(model)) not in provider.model_ids:
+            raise ValidationError({"model": [f"{model!r} is not one of this provider's models."]})
+        check = check_connection(provider, str(model) if model else None)
+        record(request, "llm_provider.tested", provider, details={"ok": check.ok})
+        return Response(check.__dict__)
+
+
+class RolesSerializer(serializers.Serializer):
+    refine_model = serializers.CharField(max_length=200)
+    verifier_models = serializers.ListField(child=serializers.CharField(), read_only=True)
+    judge_model = serializers.CharField(read_only=True, allow_null=True)
+    served_models = serializers.ListField(child=serializers.CharField(), read_only=True)
+
+
+class LLMRoles(TenantScopedView):
+    """`GET`: which model does what. `PUT {"refine_model"}`: the default refinement
+    model (one a provider serves). Premium's verifier models and judge are the
+    policy's (`premium.verification_models`, `premium.judge_model`), edited in the
+    dashboard's policy editor; each may come from another provider."""
+
+    serializer_class = RolesSerializer
+    http_method_names = ["get", "put", "options"]
+
+    def base_queryset(self):
+        return LLMSettings.objects.all()
+
+    def get_object(self) -> LLMSettings:  # used by OPTIONS (DRF's metadata) for PUT
+        found = self.get_queryset().first()
+        if found is None:
+            raise Http404("No LLM is configured: add a provider first.")
+        return found
+
+    def _roles(self) -> dict:
+        llm = self.get_queryset().first()
+        premium = policy_for(self.tenant).premium
+        return {
+            "refine_model": llm.default_model if llm else "",
+            "verifier_models": list(premium.verification_models),
+            "judge_model": premium.judge_model,
+            "served_models": served_models(self.tenant.pk),
+        }
+
+    def get(self, request):
+        return Response(self._roles())
+
+    def put(self, request):
+        data = RolesSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        model = data.validated_data["refine_model"]
+        if model not in served_models(self.tenant.pk):
+            raise ValidationError(
+                {"refine_model": [f"{model!r} is not served by any of your LLM providers."]}
+            )
+        llm, _ = LLMSettings.objects.get_or_create(
+            tenant=self.tenant, defaults={"default_model": model}
+        )
+        llm.default_model = model
+        llm.save(update_fields=["default_model"])
+        record(request, "llm_roles.changed", llm, details={"refine_model": model})
+        return Response(self._roles())
