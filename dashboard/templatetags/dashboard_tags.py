@@ -79,6 +79,8 @@ def width(value) -> str:
 
 @register.filter
 def diff_class(line: str) -> str:
+    if line.startswith(("--- ", "+++ ")):  # the names of the two sides
+        return "hunk"
     return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "ctx")
 
 
