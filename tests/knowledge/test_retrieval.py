@@ -105,9 +105,7 @@ def test_rare_words_anchor_the_search_and_two_of_the_next_ones_together_too(monk
     df = {"vanuatu": 10, "coconut": 2000, "committe": 9000, "citi": 8000, "budget": 7000, "a": 9}
     queries = [q for q, _ in retrieval._anchors(df)]
     assert queries[0] == "'a' | 'vanuatu' | 'coconut'"
-    assert queries[1] == (
-        "('budget' & 'citi') | ('budget' & 'committe') | ('citi' & 'committe')"
-    )
+    assert queries[1] == ("('budget' & 'citi') | ('budget' & 'committe') | ('citi' & 'committe')")
     # even the rarest word too common: only passages with two of the rarest words
     common = {"committe": 9000, "citi": 8000, "budget": 7000}
     assert [q for q, _ in retrieval._anchors(common)] == [
