@@ -8,10 +8,10 @@ from django.urls import reverse
 from dashboard.models import PolicyChange
 from dashboard.policy_actions import current_document, save_policy
 from dashboard.policy_yaml import PolicyImportError, dump_yaml, load_yaml
-
-from .html_form import form_data
 from tenants.models import Policy
 from verification.engine.policy import PolicyDocument
+
+from .html_form import form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -130,7 +130,6 @@ def test_editing_a_decision_and_adding_one_is_saved_with_history(client, owner_a
 
 def test_invalid_values_are_refused_with_the_field_named(client, owner_a, tenant_a):
     client.force_login(owner_a)
-    doc = PolicyDocument()
     response = client.post(
         reverse("dashboard:policy"),
         editor_post(
