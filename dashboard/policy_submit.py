@@ -50,7 +50,7 @@ def _kept(decisions) -> list[int]:
     ]
 
 
-def _form_errors(sub: Submission) -> None:
+def _form_errors(sub: Submission, names: list[str]) -> None:
     for name, errors in sub.settings_form.errors.items():
         path = GlobalSettingsForm.PATHS.get(name)
         label = global_label(path[0]) if path else "Policy"
@@ -59,9 +59,9 @@ def _form_errors(sub: Submission) -> None:
         if not form.has_changed() and i >= sub.decisions.initial_form_count():
             continue
         for name, errors in form.errors.items():
-            where = f"Decision {i + 1}" + (
-                "" if name == "__all__" else f" → {DecisionForm.base_fields[name].label}"
-            )
+            where = f"Decision {i + 1}" + (f" ({names[i]})" if names[i] else "")
+            if name != "__all__":
+                where += f" → {DecisionForm.base_fields[name].label}"
             sub.problems += [f"{where}: {e}" for e in errors]
     sub.problems += [f"Decisions: {e}" for e in sub.decisions.non_form_errors()]
 
@@ -92,15 +92,15 @@ def read_submission(data, stored: PolicyDocument, stored_version: int) -> Submis
     settings_form, decisions = editor_forms(stored, stored_version, data)
     sub = Submission(settings_form, decisions)
     forms_valid = settings_form.is_valid() & decisions.is_valid()  # both, always
-    _form_errors(sub)
-    kept = _kept(decisions)
-    document = settings_form.to_document(stored.model_dump())
-    document["decisions"] = [decisions.forms[i].to_decision() for i in kept]
     # names by form position, for "Decision 2 (medical)"
     names = [
         (getattr(f, "cleaned_data", None) or {}).get("name") or (f.initial or {}).get("name", "")
         for f in decisions.forms
     ]
+    _form_errors(sub, names)
+    kept = _kept(decisions)
+    document = settings_form.to_document(stored.model_dump())
+    document["decisions"] = [decisions.forms[i].to_decision() for i in kept]
     validated, problems = check_policy(document)
     _attach(sub, problems, kept, names)
     if forms_valid and validated is not None:

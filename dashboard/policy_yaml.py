@@ -10,6 +10,8 @@ import yaml
 from verification.engine.policy import PolicyDocument
 from verification.engine.policy_checks import Problem, check_policy
 
+from .policy_labels import human_loc
+
 
 class PolicyImportError(ValueError):
     """The YAML does not parse or does not describe a valid policy; `messages` says where."""
@@ -28,8 +30,6 @@ def dump_yaml(document: dict[str, Any] | PolicyDocument) -> str:
 def problem_messages(problems: list[Problem]) -> list[str]:
     """`path.in.yaml (Human name): message` lines: the path to find it in the file, the
     name to find it in the editor."""
-    from .policy_labels import human_loc  # labels read the forms, which need apps ready
-
     out = []
     for p in problems:
         path = ".".join(str(part) for part in p.loc) or "(document)"

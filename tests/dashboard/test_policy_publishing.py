@@ -96,7 +96,7 @@ def test_every_problem_is_reported_in_one_pass_with_human_names(
         "Premium mode → Judge model: '???not a model<script>' is not a model name",
         "Decision 1 (medical) → Conditions: A decision needs at least one condition",
         "Decision 1 (medical) → Hallucination threshold: Input should be less than or equal to 1",
-        "Decision 2 → Conditions: Line 1",
+        "Decision 2 (quiet) → Conditions: Line 1",
     ]
     for start in expected:
         assert any(p.startswith(start) for p in problems), (start, problems)
