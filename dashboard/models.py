@@ -23,8 +23,8 @@ def _canonical(document: dict):
 
 
 class PolicyChange(models.Model):
-    EDITOR, YAML_IMPORT = "editor", "yaml"
-    SOURCES = [(EDITOR, "policy editor"), (YAML_IMPORT, "YAML import")]
+    EDITOR, YAML_IMPORT, RESTORE = "editor", "yaml", "restore"
+    SOURCES = [(EDITOR, "policy editor"), (YAML_IMPORT, "YAML import"), (RESTORE, "restore")]
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="policy_changes")
     version = models.PositiveIntegerField()

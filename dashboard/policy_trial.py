@@ -1,8 +1,10 @@
-"""Run the engine synchronously on pasted input under a tenant's policy ("test this policy").
+"""Run the engine synchronously on pasted input under a policy ("test this policy").
 
-Resolves the request as a worker plans a job (`verification.engine.job_plan`):
-classify the query, resolve the decision, build the detection config from the
-policy and the decision's threshold, detect. Nothing is stored, billed or learned.
+The policy is the saved one or a draft: the editor's unsaved contents, so a change
+can be tried before it is published. Resolves the request as a worker plans a job
+(`verification.engine.job_plan`): classify the query, resolve the decision, build
+the detection config from the policy and the decision's threshold, detect.
+Nothing is stored, billed or learned.
 """
 
 from __future__ import annotations
@@ -15,11 +17,46 @@ from verification.engine.policy import PolicyDocument, Resolved
 from verification.engine.query_types import KnownTypes, classify_query
 from verification.tenant_config import service_detector
 
+from .policy_actions import current_document, current_version
+from .policy_submit import read_submission
+from .policy_yaml import PolicyImportError, dump_yaml, load_yaml
+
 
 @dataclass
 class TrialOutcome:
     resolved: Resolved
     result: object  # engine DetectionResult
+
+
+@dataclass
+class TrialPolicy:
+    """The policy a trial runs under: a document, or the reasons a draft cannot run."""
+
+    document: PolicyDocument | None
+    draft_yaml: str = ""  # carried in the test form while testing a draft
+    problems: tuple[str, ...] = ()
+
+    @property
+    def is_draft(self) -> bool:
+        return bool(self.draft_yaml) or bool(self.problems)
+
+
+def draft_from_editor(tenant, post) -> TrialPolicy:
+    """The editor's unsaved form (`post`) read as the editor would save it."""
+    sub = read_submission(post, current_document(tenant), current_version(tenant))
+    if sub.document is None:
+        return TrialPolicy(None, problems=tuple(sub.problems))
+    return TrialPolicy(sub.document, draft_yaml=dump_yaml(sub.document))
+
+
+def trial_policy(tenant, draft_yaml: str) -> TrialPolicy:
+    """The draft carried by the test form, else the saved policy."""
+    if not draft_yaml.strip():
+        return TrialPolicy(current_document(tenant))
+    try:
+        return TrialPolicy(load_yaml(draft_yaml), draft_yaml=draft_yaml)
+    except PolicyImportError as exc:
+        return TrialPolicy(None, draft_yaml=draft_yaml, problems=tuple(exc.messages))
 
 
 def run_trial(

@@ -1,13 +1,16 @@
-"""Policy documents as YAML (the format of DESIGN §5), validated by `PolicyDocument`."""
+"""Policy documents as YAML (the format "Export YAML" writes), validated for publishing."""
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
 from verification.engine.policy import PolicyDocument
+from verification.engine.policy_checks import Problem, check_policy
+
+from .policy_labels import human_loc
 
 
 class PolicyImportError(ValueError):
@@ -24,17 +27,18 @@ def dump_yaml(document: dict[str, Any] | PolicyDocument) -> str:
     return yaml.safe_dump(document or {}, sort_keys=False, allow_unicode=True, width=100)
 
 
-def error_messages(exc: ValidationError) -> list[str]:
-    """pydantic errors as `path.to.field: message` lines (the API uses the same paths)."""
+def problem_messages(problems: list[Problem]) -> list[str]:
+    """`path.in.yaml (Human name): message` lines: the path to find it in the file, the
+    name to find it in the editor."""
     out = []
-    for err in exc.errors():
-        path = ".".join(str(p) for p in err["loc"]) or "(document)"
-        out.append(f"{path}: {err['msg']}")
+    for p in problems:
+        path = ".".join(str(part) for part in p.loc) or "(document)"
+        out.append(f"{path} ({human_loc(p.loc)}): {p.message}")
     return out
 
 
 def load_yaml(text: str) -> PolicyDocument:
-    """Parse and validate a YAML policy; raises `PolicyImportError`."""
+    """Parse and validate a YAML policy for publishing; raises `PolicyImportError`."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -45,7 +49,21 @@ def load_yaml(text: str) -> PolicyDocument:
         data = {}
     if not isinstance(data, dict):
         raise PolicyImportError(["the YAML must be a mapping of policy settings"])
-    try:
-        return PolicyDocument.model_validate(data)
-    except ValidationError as exc:
-        raise PolicyImportError(error_messages(exc)) from exc
+    document, problems = check_policy(data)
+    if document is None:
+        raise PolicyImportError(problem_messages(problems))
+    return document
+
+
+def yaml_diff(before: PolicyDocument, after: PolicyDocument, before_name: str, after_name: str):
+    """Unified diff of two policies as YAML, `---`/`+++` lines naming the two sides."""
+    return list(
+        difflib.unified_diff(
+            dump_yaml(before).splitlines(),
+            dump_yaml(after).splitlines(),
+            fromfile=before_name,
+            tofile=after_name,
+            lineterm="",
+            n=2,
+        )
+    )

@@ -28,6 +28,31 @@ def usd(value, digits: int = 4) -> str:
 
 
 @register.filter
+def money(value) -> str:
+    """US dollars with thousands separators and 2 decimals; more (up to 8) only below a cent.
+
+    1234.5 -> '$1,234.50', 0 -> '$0.00', 0.00105 -> '$0.00105', -2 -> '-$2.00'. The
+    charts' `money()` in static/dashboard/charts.js follows the same rule.
+    """
+    if value is None or value == "":
+        return "—"
+    amount = Decimal(str(value))
+    sign = "-" if amount < 0 else ""
+    amount = abs(amount)
+    if amount == 0 or amount >= Decimal("0.01"):
+        return f"{sign}${amount:,.2f}"
+    return f"{sign}${amount:.8f}".rstrip("0")
+
+
+@register.filter
+def thousands(value) -> str:
+    """An integer with thousands separators: 1234567 -> '1,234,567'; None -> '—'."""
+    if value is None or value == "":
+        return "—"
+    return f"{int(value):,}"
+
+
+@register.filter
 def score_level(value) -> str:
     """CSS modifier for a score: the engine's risk level (low / moderate / high), or none."""
     if value is None:
@@ -54,6 +79,8 @@ def width(value) -> str:
 
 @register.filter
 def diff_class(line: str) -> str:
+    if line.startswith(("--- ", "+++ ")):  # the names of the two sides
+        return "hunk"
     return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "ctx")
 
 

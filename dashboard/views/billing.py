@@ -8,11 +8,11 @@ from django.shortcuts import render
 from tenants.models import Plan, Tenant
 from verification.billing.report import (
     all_tenants_revenue,
-    csv_filename,
     current_month,
     monthly_report,
     report_as_csv,
     report_as_dict,
+    report_filename,
     shift_month,
 )
 
@@ -53,7 +53,7 @@ def report_csv(request, scope, month: str):
         return _export_error(errors, as_json=False)
     report = monthly_report(scope.tenant, month)
     response = HttpResponse(report_as_csv(report), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{csv_filename(report)}"'
+    response["Content-Disposition"] = f'attachment; filename="{report_filename(report, "csv")}"'
     return response
 
 
@@ -62,7 +62,11 @@ def report_json(request, scope, month: str):
     month, errors = parse_month(month, "")
     if errors:
         return _export_error(errors, as_json=True)
-    return JsonResponse(report_as_dict(monthly_report(scope.tenant, month)))
+    report = monthly_report(scope.tenant, month)
+    response = JsonResponse(report_as_dict(report))
+    # A link to JSON opens in the tab unless the response says it is a file.
+    response["Content-Disposition"] = f'attachment; filename="{report_filename(report, "json")}"'
+    return response
 
 
 @tenant_view(staff=True)

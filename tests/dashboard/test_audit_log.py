@@ -10,7 +10,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
-from dashboard.policy_actions import current_document
 from knowledge.models import Document, KnowledgeBase
 from tenants import members
 from tenants.audit import AuditEvent, record
@@ -46,9 +45,11 @@ def test_dashboard_changes_are_recorded_for_the_tenant_and_the_user(
     client.post(f"/dashboard/webhooks/endpoints/{endpoint.pk}/toggle/")
     client.post("/dashboard/webhooks/secret/rotate/")
     client.post(f"/dashboard/webhooks/endpoints/{endpoint.pk}/delete/")
-    doc = current_document(tenant)
-    client.post(reverse("dashboard:policy"), editor_post(doc, threshold=0.42))
-    client.post(reverse("dashboard:policy-import"), {"yaml_text": "threshold: 0.33\n"})
+    client.post(reverse("dashboard:policy"), editor_post(client, threshold=0.42))
+    client.post(  # the import's second step: confirmed after the preview of version 1
+        reverse("dashboard:policy-import"),
+        {"yaml_text": "threshold: 0.33\n", "version": 1, "confirm": 1},
+    )
     client.post("/dashboard/knowledge/", {"name": "Handbook"})
     kb = KnowledgeBase.objects.get(tenant=tenant)
     upload = SimpleUploadedFile("tower.txt", TEXT.encode(), content_type="text/plain")

@@ -139,10 +139,9 @@ def test_bad_months_are_refused():
 
 
 def test_csv_rows_add_up_to_the_total(tenant_a, usage_a):
-    rows = list(csv.reader(io.StringIO(report_as_csv(monthly_report(tenant_a.tenant, MONTH)))))
-    header = rows[1]
-    modes = [dict(zip(header, r, strict=True)) for r in rows[2:] if r[0] == "mode"]
-    total = next(dict(zip(header, r, strict=True)) for r in rows if r[0] == "total")
+    rows = list(csv.DictReader(io.StringIO(report_as_csv(monthly_report(tenant_a.tenant, MONTH)))))
+    modes = [r for r in rows if r["section"] == "mode"]
+    total = next(r for r in rows if r["section"] == "total")
     assert (
         sum(Decimal(m["price_usd"]) for m in modes)
         == Decimal(total["price_usd"])
@@ -155,7 +154,8 @@ def test_dashboard_page_csv_and_json_agree(client, owner_a, usage_a):
     client.force_login(owner_a)
     page = client.get(reverse("dashboard:billing-month", kwargs={"month": MONTH}))
     assert page.status_code == 200
-    assert b"$0.012180" in page.content
+    assert b"$0.01" in page.content  # the total, 0.01218, to the cent
+    assert b"$0.00105" in page.content  # below a cent: the digits that matter
     assert b"openai/gpt-4o-mini" in page.content
     data = client.get(reverse("dashboard:billing-json", kwargs={"month": MONTH})).json()
     assert data["verifications"] == 3
@@ -163,7 +163,10 @@ def test_dashboard_page_csv_and_json_agree(client, owner_a, usage_a):
     response = client.get(reverse("dashboard:billing-csv", kwargs={"month": MONTH}))
     assert response["Content-Type"].startswith("text/csv")
     assert 'filename="truthlens-tenant-a-2026-03.csv"' in response["Content-Disposition"]
-    assert "total,,3,600,4,3300,380,0.00240000,0.01218000" in response.content.decode()
+    assert (
+        "tenant-a,2026-03,growth,total,,3,600,4,3300,380,0.00240000,0.01218000"
+        in response.content.decode()
+    )
 
 
 def test_staff_revenue_shows_each_tenant(client, staff_user, usage_a):
@@ -171,8 +174,8 @@ def test_staff_revenue_shows_each_tenant(client, staff_user, usage_a):
     body = client.get(reverse("dashboard:revenue"), {"month": MONTH}).content.decode()
     assert "tenant-a" in body
     assert "tenant-b-billing" in body
-    assert "$9.0000" in body
-    assert "$0.0122" in body
+    assert "$9.00<" in body
+    assert "$0.01<" in body  # 0.01218: two decimals from a cent up
 
 
 class TestBillingApi:
@@ -193,7 +196,10 @@ class TestBillingApi:
         ):
             assert response.status_code == 200
             assert response["Content-Type"].startswith("text/csv")
-            assert "total,,3,600,4,3300,380,0.00240000,0.01218000" in response.content.decode()
+            assert (
+                "tenant-a,2026-03,growth,total,,3,600,4,3300,380,0.00240000,0.01218000"
+                in response.content.decode()
+            )
 
     def test_other_tenants_key_gets_its_own_numbers(self, tenant_b, usage_a):
         data = client_for(tenant_b.token).get(f"/v1/billing/reports/{MONTH}").json()
@@ -217,4 +223,82 @@ def test_csv_never_starts_a_cell_with_a_formula(tenant_a):
     job = make_job(tenant_a.tenant, mode="standard", created_at=IN_MONTH)
     add_usage(job, created_at=IN_MONTH, per_model={'=HYPERLINK("x")': {"calls": 1}})
     text = report_as_csv(monthly_report(tenant_a.tenant, MONTH))
-    assert "model,'=HYPERLINK" in text.replace('"', "")
+    assert ",model,'=HYPERLINK" in text.replace('"', "")
+
+
+def test_csv_starts_with_its_header_and_carries_tenant_and_month(tenant_a, usage_a):
+    # given a month with usage
+    text = report_as_csv(monthly_report(tenant_a.tenant, MONTH))
+    # when a spreadsheet or pandas reads it, the first line is the header
+    assert text.splitlines()[0].startswith("tenant,month,plan,section,key,")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    # then every row says whose month it is, and nothing precedes the header
+    assert {(r["tenant"], r["month"], r["plan"]) for r in rows} == {("tenant-a", MONTH, "growth")}
+    assert [r["section"] for r in rows].count("total") == 1
+
+
+@pytest.fixture
+def zero_and_big_usage(tenant_a):
+    """A month whose provider cost is exactly zero and whose token count needs separators."""
+    job = make_job(tenant_a.tenant, mode="lightweight", created_at=IN_MONTH)
+    add_usage(
+        job,
+        created_at=IN_MONTH,
+        mode="lightweight",
+        detector_tokens=1_234_567,
+        provider_cost_usd=Decimal("0"),
+        price_usd=Decimal("1234.5"),
+    )
+
+
+def test_zero_and_big_amounts_are_never_in_scientific_notation(
+    client, owner_a, tenant_a, zero_and_big_usage
+):
+    client.force_login(owner_a)
+    page = client.get(reverse("dashboard:billing-month", kwargs={"month": MONTH}))
+    data = client.get(reverse("dashboard:billing-json", kwargs={"month": MONTH}))
+    text = client.get(reverse("dashboard:billing-csv", kwargs={"month": MONTH}))
+    for body in (page.content, data.content, text.content):
+        assert b"E-" not in body
+        assert b"e-0" not in body
+    assert data.json()["provider_cost_usd"] == "0.00000000"
+    assert data.json()["by_mode"][0]["provider_cost_usd"] == "0.00000000"
+    row = next(
+        r for r in csv.DictReader(io.StringIO(text.content.decode())) if r["section"] == "total"
+    )
+    assert row["provider_cost_usd"] == "0.00000000"
+    html = page.content.decode()
+    assert "1,234,567" in html  # detector tokens, with thousands separators
+    assert "$1,234.50" in html  # money: separators and two decimals
+
+
+def test_json_report_downloads_as_a_file(client, owner_a, usage_a):
+    client.force_login(owner_a)
+    response = client.get(reverse("dashboard:billing-json", kwargs={"month": MONTH}))
+    assert response["Content-Type"] == "application/json"
+    assert response["Content-Disposition"] == (
+        'attachment; filename="truthlens-tenant-a-2026-03.json"'
+    )
+    page = client.get(reverse("dashboard:billing-month", kwargs={"month": MONTH})).content.decode()
+    json_link = reverse("dashboard:billing-json", kwargs={"month": MONTH})
+    assert f'href="{json_link}" download>' in page
+
+
+@pytest.mark.parametrize(
+    ("amount", "shown"),
+    [
+        (Decimal("0"), "$0.00"),
+        (Decimal("0E-8"), "$0.00"),
+        (Decimal("1.8"), "$1.80"),
+        (Decimal("0.8"), "$0.80"),
+        (Decimal("1234567.891"), "$1,234,567.89"),
+        (Decimal("0.00105"), "$0.00105"),
+        (Decimal("0.00000001"), "$0.00000001"),
+        (Decimal("-2"), "-$2.00"),
+        (None, "—"),
+    ],
+)
+def test_money_has_two_decimals_and_more_only_below_a_cent(amount, shown):
+    from dashboard.templatetags.dashboard_tags import money
+
+    assert money(amount) == shown

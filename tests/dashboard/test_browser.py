@@ -154,10 +154,10 @@ def test_download_the_monthly_billing_csv(page, live_server, owner_a, tenant_a):
         page.get_by_role("link", name="Download CSV").click()
     download = info.value
     assert download.suggested_filename == f"truthlens-tenant-a-{month}.csv"
-    rows = list(csv.reader(io.StringIO(Path(download.path()).read_text(encoding="utf-8"))))
-    total = next(r for r in rows if r[0] == "total")
-    assert total[2] == "2"
-    assert Decimal(total[-1]) == Decimal("0.0061")
+    text = Path(download.path()).read_text(encoding="utf-8")
+    total = next(r for r in csv.DictReader(io.StringIO(text)) if r["section"] == "total")
+    assert total["verifications"] == "2"
+    assert Decimal(total["price_usd"]) == Decimal("0.0061")
 
 
 def test_viewer_sees_no_edit_controls(page, live_server, viewer_a, tenant_a):

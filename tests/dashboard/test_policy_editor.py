@@ -11,6 +11,8 @@ from dashboard.policy_yaml import PolicyImportError, dump_yaml, load_yaml
 from tenants.models import Policy
 from verification.engine.policy import PolicyDocument
 
+from .html_form import form_data
+
 pytestmark = pytest.mark.django_db
 
 RICH = {
@@ -61,75 +63,11 @@ RICH = {
 }
 
 
-def editor_post(doc: PolicyDocument, **overrides) -> dict:
-    """The editor's POST body for `doc`, as a browser would send it."""
-    data = {
-        "default_mode": doc.default_mode,
-        "threshold": doc.threshold,
-        "token_threshold": doc.token_threshold,
-        "aggregation": doc.aggregation,
-        "skip_query_types": doc.skip_query_types,
-        "allowed_modes": doc.allowed_modes,
-        "warning_template": doc.warning_template,
-        "cost_weight": doc.cost_weight,
-        "standard_max_iterations": doc.standard.max_iterations,
-        "standard_convergence_threshold": doc.standard.convergence_threshold,
-        "premium_verification_models": "\n".join(doc.premium.verification_models),
-        "premium_judge_model": doc.premium.judge_model or "",
-        "premium_max_iterations": doc.premium.max_iterations,
-        "budget_per_request_usd": doc.budgets.per_request_usd or "",
-        "budget_monthly_usd": doc.budgets.monthly_usd or "",
-        "fact_check_search_sources": doc.fact_check.search_sources,
-        "fact_check_knowledge_base": doc.fact_check.knowledge_base or "",
-        "fact_check_max_queries": doc.fact_check.max_queries,
-        "fact_check_verify_threshold": doc.fact_check.verify_threshold or "",
-        "decisions-TOTAL_FORMS": len(doc.decisions) + 1,
-        "decisions-INITIAL_FORMS": len(doc.decisions),
-        "decisions-MIN_NUM_FORMS": 0,
-        "decisions-MAX_NUM_FORMS": 50,
-    }
-    if doc.enabled:
-        data["enabled"] = "on"
-    if doc.require_context:
-        data["require_context"] = "on"
-    if doc.premium.require_consensus:
-        data["premium_require_consensus"] = "on"
-    for i, d in enumerate(doc.decisions):
-        conf = d.plugins[0].configuration if d.plugins else None
-        data.update(
-            {
-                f"decisions-{i}-name": d.name,
-                f"decisions-{i}-priority": d.priority,
-                f"decisions-{i}-operator": d.rules.operator,
-                f"decisions-{i}-conditions": "\n".join(
-                    f"{c.type}: {c.name}" for c in d.rules.conditions
-                ),
-                f"decisions-{i}-model_refs": ", ".join(d.modelRefs),
-                f"decisions-{i}-mode": (conf.mode or "") if conf else "",
-                f"decisions-{i}-threshold": conf.threshold
-                if conf and conf.threshold is not None
-                else "",
-                f"decisions-{i}-max_iterations": conf.max_iterations or "" if conf else "",
-                f"decisions-{i}-search_sources": (conf.search_sources or []) if conf else [],
-                f"decisions-{i}-max_queries": (conf.max_queries or "") if conf else "",
-                f"decisions-{i}-verify_threshold": conf.verify_threshold
-                if conf and conf.verify_threshold is not None
-                else "",
-            }
-        )
-        if conf is None or conf.enabled:
-            data[f"decisions-{i}-enabled"] = "on"
-        if conf and conf.require_disclaimer:
-            data[f"decisions-{i}-require_disclaimer"] = "on"
-    n = len(doc.decisions)
-    data.update(
-        {
-            f"decisions-{n}-priority": 0,
-            f"decisions-{n}-operator": "OR",
-            f"decisions-{n}-enabled": "on",
-        }
-    )
-    data.update(overrides)
+def editor_post(client, **overrides) -> dict:
+    """The editor's POST body as a browser sends the page untouched, with `overrides`."""
+    data = form_data(client.get(reverse("dashboard:policy")).content.decode(), "policy-form")
+    for name, value in overrides.items():
+        data[name] = value if isinstance(value, list) else [str(value)]
     return data
 
 
@@ -144,7 +82,7 @@ def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, ten
     assert b'<span class="check"><label for="id_enabled">' in page.content  # checkbox in label
     assert b'id="id_require_context" checked' in page.content
     # when the form is posted back untouched, nothing changes and no history row is added
-    response = client.post(reverse("dashboard:policy"), editor_post(doc))
+    response = client.post(reverse("dashboard:policy"), editor_post(client))
     assert response.status_code == 302
     assert current_document(tenant) == doc
     assert PolicyChange.objects.filter(tenant=tenant).count() == 1
@@ -156,7 +94,7 @@ def test_editing_a_decision_and_adding_one_is_saved_with_history(client, owner_a
     save_policy(tenant, owner_a, doc, PolicyChange.EDITOR)
     client.force_login(owner_a)
     body = editor_post(
-        doc,
+        client,
         **{
             "threshold": "0.65",
             "decisions-0-threshold": "0.2",
@@ -192,11 +130,10 @@ def test_editing_a_decision_and_adding_one_is_saved_with_history(client, owner_a
 
 def test_invalid_values_are_refused_with_the_field_named(client, owner_a, tenant_a):
     client.force_login(owner_a)
-    doc = PolicyDocument()
     response = client.post(
         reverse("dashboard:policy"),
         editor_post(
-            doc,
+            client,
             threshold="1.7",
             standard_max_iterations="40",
             warning_template="{nope}",
@@ -213,17 +150,20 @@ def test_invalid_values_are_refused_with_the_field_named(client, owner_a, tenant
 def test_duplicate_decision_names_and_bad_conditions_are_refused(client, owner_a, tenant_a):
     client.force_login(owner_a)
     doc = PolicyDocument.model_validate(RICH)
+    save_policy(tenant_a.tenant, owner_a, doc, PolicyChange.EDITOR)
     response = client.post(
-        reverse("dashboard:policy"), editor_post(doc, **{"decisions-1-name": "medical"})
+        reverse("dashboard:policy"), editor_post(client, **{"decisions-1-name": "medical"})
     )
     assert response.status_code == 400
     assert "must be unique" in response.content.decode()
     response = client.post(
-        reverse("dashboard:policy"), editor_post(doc, **{"decisions-0-conditions": "color: blue"})
+        reverse("dashboard:policy"),
+        editor_post(client, **{"decisions-0-conditions": "color: blue"}),
     )
     assert response.status_code == 400
     assert "Line 1" in response.content.decode()
-    assert not Policy.objects.filter(tenant=tenant_a.tenant).exists()
+    assert current_document(tenant_a.tenant) == doc
+    assert PolicyChange.objects.filter(tenant=tenant_a.tenant).count() == 1
 
 
 def test_yaml_round_trip_is_lossless():
@@ -239,7 +179,7 @@ def test_yaml_errors_say_where():
     with pytest.raises(PolicyImportError) as bad_value:
         load_yaml("threshold: 2\ndecisions:\n  - name: x\n    rules: {operator: XOR}\n")
     joined = " | ".join(bad_value.value.messages)
-    assert "threshold:" in joined
+    assert "threshold (Hallucination threshold): Input should be" in joined
     assert "decisions.0.rules.operator" in joined
     with pytest.raises(PolicyImportError):
         load_yaml("- just\n- a list\n")
@@ -255,11 +195,15 @@ def test_export_then_import_through_the_dashboard(client, owner_a, tenant_a):
     assert "decisions:" in text
     assert "modelRefs:" in text
     # importing it unchanged changes nothing; importing an edit records a YAML change
-    client.post(reverse("dashboard:policy-import"), {"yaml_text": text})
+    client.post(reverse("dashboard:policy-import"), {"yaml_text": text, "version": 1, "confirm": 1})
     assert PolicyChange.objects.filter(tenant=tenant).count() == 1
     response = client.post(
         reverse("dashboard:policy-import"),
-        {"yaml_text": text.replace("threshold: 0.55", "threshold: 0.45")},
+        {
+            "yaml_text": text.replace("threshold: 0.55", "threshold: 0.45"),
+            "version": 1,
+            "confirm": 1,
+        },
     )
     assert response.status_code == 302
     assert current_document(tenant).threshold == 0.45
@@ -281,9 +225,7 @@ def test_viewer_sees_the_editor_read_only(client, viewer_a):
     page = client.get(reverse("dashboard:policy")).content.decode()
     assert "viewer role" in page
     assert "Save policy" not in page
-    assert (
-        client.post(reverse("dashboard:policy"), editor_post(PolicyDocument())).status_code == 403
-    )
+    assert client.post(reverse("dashboard:policy"), editor_post(client)).status_code == 403
 
 
 def test_test_box_runs_the_engine_under_the_tenants_policy(client, owner_a, tenant_a, settings):
@@ -335,7 +277,7 @@ def test_the_editor_keeps_settings_it_does_not_show_and_saves_fact_checking(
     save_policy(tenant, owner_a, doc, PolicyChange.EDITOR)
     client.force_login(owner_a)
     body = editor_post(
-        doc,
+        client,
         fact_check_search_sources=["knowledge_base", "web"],
         fact_check_knowledge_base="Handbook",
         fact_check_max_queries="3",

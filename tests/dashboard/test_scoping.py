@@ -6,8 +6,11 @@ import pytest
 from django.urls import reverse
 
 from dashboard import urls as dashboard_urls
+from dashboard.models import PolicyChange
+from dashboard.policy_actions import save_policy
 from knowledge.models import Document, KnowledgeBase
 from tenants.models import ApiKey, Invitation, Membership
+from verification.engine.policy import PolicyDocument
 from verification.models import Feedback, WebhookDelivery
 
 from .conftest import PASSWORD, member, month_of
@@ -25,9 +28,11 @@ def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
     )  # fmt: skip
     user = member(tenant_a.tenant, "member-of-a", Membership.VIEWER)
     invitation, _ = Invitation.issue(tenant_a.tenant, "invitee@a.test", "viewer", None)
+    change = save_policy(tenant_a.tenant, None, PolicyDocument(threshold=0.4), PolicyChange.EDITOR)
     return {
         "job": job_a, "key": key, "endpoint": endpoint_a, "delivery": delivery_a, "kb": kb,
         "doc": doc, "membership": user.memberships.get(), "invitation": invitation,
+        "policy_change": change,
     }  # fmt: skip
 
 
@@ -53,6 +58,7 @@ OBJECT_URLS = {
     "member-role": (lambda o: {"pk": o["membership"].pk}, ("post",)),
     "member-remove": (lambda o: {"pk": o["membership"].pk}, ("post",)),
     "invitation-revoke": (lambda o: {"pk": o["invitation"].pk}, ("post",)),
+    "policy-restore": (lambda o: {"version": o["policy_change"].version}, ("post",)),
 }
 TENANT_PAGES = {
     "overview": {},

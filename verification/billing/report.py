@@ -187,16 +187,24 @@ def monthly_report(tenant: Tenant, month: str) -> MonthlyReport:
 
 
 def _money(value: Decimal) -> str:
-    return str(value.quantize(MONEY))
+    # `str(Decimal(0).quantize(...))` is "0E-8": the "f" format never uses an exponent.
+    return format(Decimal(value).quantize(MONEY), "f")
+
+
+def _plain(value):
+    """`value` with every Decimal (at any depth) as a fixed-point money string."""
+    if isinstance(value, Decimal):
+        return _money(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def report_as_dict(report: MonthlyReport) -> dict:
     """JSON-ready; money as strings with 8 decimals so no float rounding creeps in."""
-    data = asdict(report)
-    for line in data["by_mode"] + data["by_model"]:
-        for key in ("provider_cost_usd", "price_usd"):
-            if key in line:
-                line[key] = _money(line[key])
+    data = _plain(asdict(report))
     data["provider_cost_usd"] = _money(report.provider_cost_usd)
     data["price_usd"] = _money(report.price_usd)
     data["margin_usd"] = _money(report.margin_usd)
@@ -204,6 +212,9 @@ def report_as_dict(report: MonthlyReport) -> dict:
 
 
 CSV_HEADER = [
+    "tenant",
+    "month",
+    "plan",
     "section",
     "key",
     "verifications",
@@ -223,16 +234,19 @@ def _cell(value: str) -> str:
 
 
 def report_as_csv(report: MonthlyReport) -> str:
-    """One row per mode, one per model, and a total row; a spreadsheet sums them as-is."""
+    """One row per mode, one per model, and a total row; a spreadsheet sums them as-is.
+
+    The header is the first line (spreadsheets and `pandas.read_csv` detect it there);
+    tenant, month and plan are columns, so months of several files concatenate cleanly.
+    """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        ["# tenant", _cell(report.tenant), "month", report.month, "plan", _cell(report.plan or "")]
-    )
     writer.writerow(CSV_HEADER)
+    who = [_cell(report.tenant), report.month, _cell(report.plan or "")]
     for m in report.by_mode:
         writer.writerow(
             [
+                *who,
                 "mode",
                 _cell(m.mode),
                 m.verifications,
@@ -247,6 +261,7 @@ def report_as_csv(report: MonthlyReport) -> str:
     for x in report.by_model:
         writer.writerow(
             [
+                *who,
                 "model",
                 _cell(x.model),
                 "",
@@ -260,6 +275,7 @@ def report_as_csv(report: MonthlyReport) -> str:
         )
     writer.writerow(
         [
+            *who,
             "total",
             "",
             report.verifications,
@@ -274,8 +290,13 @@ def report_as_csv(report: MonthlyReport) -> str:
     return out.getvalue()
 
 
+def report_filename(report: MonthlyReport, extension: str) -> str:
+    """`truthlens-<tenant>-<YYYY-MM>.<extension>`, for Content-Disposition."""
+    return f"truthlens-{report.tenant}-{report.month}.{extension}"
+
+
 def csv_filename(report: MonthlyReport) -> str:
-    return f"truthlens-{report.tenant}-{report.month}.csv"
+    return report_filename(report, "csv")
 
 
 def all_tenants_revenue(month: str) -> list[dict]:

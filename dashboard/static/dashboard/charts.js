@@ -16,7 +16,21 @@
   Chart.defaults.maintainAspectRatio = false;
   Chart.defaults.animation = false; // steadier screenshots and less CPU
 
-  function usd(v) { return "$" + Number(v).toFixed(v >= 1 ? 2 : 4); }
+  /* One money format for axes and tooltips, the same rule as the `money` template filter:
+     thousands separators and 2 decimals; more (up to 8, trailing zeros dropped) only for a
+     non-zero amount below a cent. */
+  function money(v) {
+    var n = Number(v), a = Math.abs(n), sign = n < 0 ? "-" : "";
+    if (a === 0 || a >= 0.01) {
+      return sign + "$" + a.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    }
+    return sign + "$" + a.toFixed(8).replace(/0+$/, "");
+  }
+  /* Counts: straight segments (a smoothed curve overshoots below 0 and between whole
+     numbers), the axis starts at 0 and ticks are integers. */
+  function countAxis() { return { min: 0, beginAtZero: true, ticks: { precision: 0 } }; }
+  function moneyAxis() { return { min: 0, beginAtZero: true, ticks: { callback: money } }; }
+  function moneyTooltip(c) { return c.dataset.label + ": " + money(c.parsed.y !== undefined ? c.parsed.y : c.parsed); }
   function shortDay(s) { return s.slice(5); }
 
   var builders = {
@@ -24,10 +38,10 @@
       return {
         type: "line",
         data: { labels: d.labels.map(shortDay), datasets: [
-          { label: "Verifications", data: d.total, borderColor: C.brand, backgroundColor: C.brandSoft, fill: true, cubicInterpolationMode: "monotone", pointRadius: 0 },
-          { label: "Hallucination detected", data: d.detected, borderColor: C.red, backgroundColor: C.redSoft, fill: true, cubicInterpolationMode: "monotone", pointRadius: 0 }
+          { label: "Verifications", data: d.total, borderColor: C.brand, backgroundColor: C.brandSoft, fill: true, tension: 0, pointRadius: 0 },
+          { label: "Hallucination detected", data: d.detected, borderColor: C.red, backgroundColor: C.redSoft, fill: true, tension: 0, pointRadius: 0 }
         ] },
-        options: { interaction: { mode: "index", intersect: false }, scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } }
+        options: { interaction: { mode: "index", intersect: false }, scales: { y: countAxis() } }
       };
     },
     scores: function (d) {
@@ -35,7 +49,7 @@
       return {
         type: "bar",
         data: { labels: d.labels, datasets: [{ label: "Verifications", data: d.counts, backgroundColor: colors, borderRadius: 4 }] },
-        options: { plugins: { legend: { display: false } }, scales: { y: { beginAtZero: true, ticks: { precision: 0 } }, x: { title: { display: true, text: "hallucination score" } } } }
+        options: { plugins: { legend: { display: false } }, scales: { y: countAxis(), x: { title: { display: true, text: "hallucination score" } } } }
       };
     },
     latency: function (d) {
@@ -52,13 +66,13 @@
       return {
         type: "line",
         data: { labels: d.labels.map(shortDay), datasets: [
-          { label: "Billed", data: d.price, borderColor: C.brand, backgroundColor: C.brandSoft, fill: true, cubicInterpolationMode: "monotone", pointRadius: 0 },
-          { label: "Provider cost", data: d.provider, borderColor: C.orange, cubicInterpolationMode: "monotone", pointRadius: 0 }
+          { label: "Billed", data: d.price, borderColor: C.brand, backgroundColor: C.brandSoft, fill: true, tension: 0, pointRadius: 0 },
+          { label: "Provider cost", data: d.provider, borderColor: C.orange, tension: 0, pointRadius: 0 }
         ] },
         options: {
           interaction: { mode: "index", intersect: false },
-          plugins: { tooltip: { callbacks: { label: function (c) { return c.dataset.label + ": " + usd(c.parsed.y); } } } },
-          scales: { y: { beginAtZero: true, ticks: { callback: usd } } }
+          plugins: { tooltip: { callbacks: { label: moneyTooltip } } },
+          scales: { y: moneyAxis() }
         }
       };
     },
@@ -69,7 +83,7 @@
           { label: "Verifications", data: d.total, backgroundColor: C.brandSoft, borderColor: C.brand, borderWidth: 1, borderRadius: 4 },
           { label: "Detected", data: d.detected, backgroundColor: C.red, borderRadius: 4 }
         ] },
-        options: { indexAxis: "y", scales: { x: { beginAtZero: true, ticks: { precision: 0 } } } }
+        options: { indexAxis: "y", scales: { x: countAxis() } }
       };
     },
     revenue: function (d) {
@@ -79,7 +93,10 @@
           { label: "Revenue", data: d.price, backgroundColor: C.brand, borderRadius: 4 },
           { label: "Provider cost", data: d.provider, backgroundColor: C.orange, borderRadius: 4 }
         ] },
-        options: { scales: { y: { beginAtZero: true, ticks: { callback: usd } } } }
+        options: {
+          plugins: { tooltip: { callbacks: { label: moneyTooltip } } },
+          scales: { y: moneyAxis() }
+        }
       };
     }
   };
