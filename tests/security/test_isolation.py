@@ -12,11 +12,13 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
+from dashboard.policy_actions import save_policy
 from knowledge.models import Document, KnowledgeBase
 from tenants.invitations import Invitation
 from tenants.llm_providers import LLMProvider
-from tenants.models import ApiKey, Membership, WebhookEndpoint
+from tenants.models import ApiKey, Membership, Policy, WebhookEndpoint
 from tests.conftest import client_for
+from verification.engine.policy import PolicyDocument
 from verification.models import VerificationJob, WebhookDelivery
 
 pytestmark = pytest.mark.django_db
@@ -73,7 +75,9 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
     provider.model_names = ["a-model"]
     provider.api_key = "sk-a"
     provider.save()
+    change = save_policy(tenant_a.tenant, owner, PolicyDocument(threshold=0.42), "form")
     return {
+        "version": str(change.version),
         "membership": str(membership.pk),
         "invitation": str(invitation.pk),
         "token": token,  # the link itself: B's signed-in member (another address) is refused
@@ -179,3 +183,4 @@ def test_tenant_b_cannot_reach_tenant_a_objects_on_any_url(tenant_a, tenant_b, a
     assert Membership.objects.get(tenant=tenant_a.tenant, user__username="alice").role == "admin"
     assert LLMProvider.objects.get(tenant=tenant_a.tenant).api_key == "sk-a"
     assert Invitation.objects.get(tenant=tenant_a.tenant).accepted_at is None
+    assert Policy.objects.get(tenant=tenant_a.tenant).document["threshold"] == 0.42
