@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tenants.models import ApiKey, LLMSettings, Tenant, WebhookEndpoint
+from tenants.models import ApiKey, Tenant, WebhookEndpoint
 from verification.models import VerificationJob
+from verification.tenant_config import has_llm
 
 
 @dataclass(frozen=True)
@@ -17,8 +18,7 @@ class Step:
 
 
 def has_llm_provider(tenant: Tenant) -> bool:
-    # When `tenants.LLMProvider` lands, this is the line to change.
-    return LLMSettings.objects.filter(tenant=tenant).exists()
+    return has_llm(tenant.pk)
 
 
 def checklist(tenant: Tenant) -> list[Step]:

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from tenants.models import Policy, Tenant
 from verification.engine.policy import PolicyDocument
 from verification.engine.policy_checks import Problem, check_policy
+from verification.tenant_config import available_to
 
 from .models import PolicyChange
 
@@ -97,7 +98,7 @@ def restore_version(tenant: Tenant, user, version: int) -> PolicyChange | None:
     old = PolicyChange.objects.filter(tenant=tenant, version=version).first()
     if old is None:
         raise PolicyChange.DoesNotExist(version)
-    document, problems = check_policy(old.after or {})
+    document, problems = check_policy(old.after or {}, available_to(tenant))
     if document is None:
         raise UnpublishablePolicy(problems)
     return save_policy(tenant, user, document, PolicyChange.RESTORE)

@@ -123,6 +123,7 @@ class GlobalSettingsForm(forms.Form):
     premium_judge_model = forms.CharField(
         required=False,
         label="Judge model",
+        widget=forms.TextInput(attrs={"list": "usable-models"}),
         help_text="Settles disagreements between verifiers. Empty: your default model.",
     )
     premium_max_iterations = integer(
@@ -143,6 +144,7 @@ class GlobalSettingsForm(forms.Form):
     cascade_judge_model = forms.CharField(
         required=False,
         label="Judge model",
+        widget=forms.TextInput(attrs={"list": "usable-models"}),
         help_text=f"Empty: your default model. {MODEL_HELP}.",
     )
     fact_check_search_sources = forms.MultipleChoiceField(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from verification.engine.policy import PolicyDocument
-from verification.engine.policy_checks import Problem, check_policy
+from verification.engine.policy_checks import Available, Problem, check_policy
 
 from .policy_forms import DecisionForm, DecisionFormSet, GlobalSettingsForm
 from .policy_labels import decision_field, global_label, human_loc
@@ -87,7 +87,9 @@ def _attach(sub: Submission, problems: list[Problem], kept: list[int], names: li
         sub.problems.append(f"{human}: {problem.message}")
 
 
-def read_submission(data, stored: PolicyDocument, stored_version: int) -> Submission:
+def read_submission(
+    data, stored: PolicyDocument, stored_version: int, available: Available | None = None
+) -> Submission:
     """The editor's POST `data` over the `stored` policy: a document, or its problems."""
     settings_form, decisions = editor_forms(stored, stored_version, data)
     sub = Submission(settings_form, decisions)
@@ -101,7 +103,7 @@ def read_submission(data, stored: PolicyDocument, stored_version: int) -> Submis
     kept = _kept(decisions)
     document = settings_form.to_document(stored.model_dump())
     document["decisions"] = [decisions.forms[i].to_decision() for i in kept]
-    validated, problems = check_policy(document)
+    validated, problems = check_policy(document, available)
     _attach(sub, problems, kept, names)
     if forms_valid and validated is not None:
         sub.document = validated

@@ -15,7 +15,7 @@ from verification.engine import DetectionInput, verify
 from verification.engine.job_plan import detection_config, resolve_request
 from verification.engine.policy import PolicyDocument, Resolved
 from verification.engine.query_types import KnownTypes, classify_query
-from verification.tenant_config import service_detector
+from verification.tenant_config import available_to, service_detector
 
 from .policy_actions import current_document, current_version
 from .policy_submit import read_submission
@@ -43,7 +43,9 @@ class TrialPolicy:
 
 def draft_from_editor(tenant, post) -> TrialPolicy:
     """The editor's unsaved form (`post`) read as the editor would save it."""
-    sub = read_submission(post, current_document(tenant), current_version(tenant))
+    sub = read_submission(
+        post, current_document(tenant), current_version(tenant), available_to(tenant)
+    )
     if sub.document is None:
         return TrialPolicy(None, problems=tuple(sub.problems))
     return TrialPolicy(sub.document, draft_yaml=dump_yaml(sub.document))

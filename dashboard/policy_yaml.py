@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from verification.engine.policy import PolicyDocument
-from verification.engine.policy_checks import Problem, check_policy
+from verification.engine.policy_checks import Available, Problem, check_policy
 
 from .policy_labels import human_loc
 
@@ -37,7 +37,7 @@ def problem_messages(problems: list[Problem]) -> list[str]:
     return out
 
 
-def load_yaml(text: str) -> PolicyDocument:
+def load_yaml(text: str, available: Available | None = None) -> PolicyDocument:
     """Parse and validate a YAML policy for publishing; raises `PolicyImportError`."""
     try:
         data = yaml.safe_load(text)
@@ -49,7 +49,7 @@ def load_yaml(text: str) -> PolicyDocument:
         data = {}
     if not isinstance(data, dict):
         raise PolicyImportError(["the YAML must be a mapping of policy settings"])
-    document, problems = check_policy(data)
+    document, problems = check_policy(data, available)
     if document is None:
         raise PolicyImportError(problem_messages(problems))
     return document

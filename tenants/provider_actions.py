@@ -14,7 +14,7 @@ from typing import Any
 
 from django.db import transaction
 
-from .llm_providers import LLMProvider
+from .llm_providers import MODEL_NAME_RE, PREFIX_RE, LLMProvider
 from .models import LLMSettings, Tenant
 
 FIELDS = (
@@ -42,6 +42,41 @@ def save_provider(tenant: Tenant, data: dict[str, Any], provider: LLMProvider | 
             settings_.default_model = provider.model_ids[0]
             settings_.save(update_fields=["default_model"])
     return provider
+
+
+def field_errors(
+    tenant: Tenant, prefix: str, names: list[str], api_base: str, exclude: int | None = None
+) -> dict[str, str]:
+    """What is wrong with a provider's prefix, model names and API base ({} when fine);
+    the API's serializer and the dashboard's form both ask here."""
+    from django.conf import settings
+
+    from verification.webhooks.urlguard import UnsafeUrl, check_url
+
+    errors: dict[str, str] = {}
+    if not PREFIX_RE.match(prefix or ""):
+        errors["model_prefix"] = (
+            "a litellm provider prefix: lower-case letters, digits, _ or -, ending in / "
+            "(for example openai/)."
+        )
+    bad = [n for n in names if not MODEL_NAME_RE.match(n)]
+    if not names:
+        errors["model_names"] = "name at least one model."
+    elif bad:
+        errors["model_names"] = (
+            f"not a model name: {', '.join(repr(b) for b in bad)} (letters, digits and "
+            ". _ - : / @ only)."
+        )
+    elif "model_prefix" not in errors:
+        ids = [n if n.startswith(prefix) else prefix + n for n in names]
+        if clash := clashing_models(tenant, ids, exclude):
+            errors["model_names"] = f"already served: {', '.join(clash)}."
+    if api_base:
+        try:
+            check_url(api_base, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
+        except UnsafeUrl as exc:
+            errors["api_base"] = str(exc)
+    return errors
 
 
 def clashing_models(tenant: Tenant, ids: list[str], exclude: int | None = None) -> list[str]:

@@ -20,6 +20,7 @@ from .engine.detectors.registry import load_detector
 from .engine.mitigation.llm_types import ModelConfig, Price, RetryPolicy
 from .engine.modes import AUTO, runs_without_llm
 from .engine.policy import PolicyDocument
+from .engine.policy_checks import Available
 
 if TYPE_CHECKING:
     from .engine.mitigation.llm import LLMClient
@@ -69,6 +70,11 @@ def has_llm(tenant_id: int) -> bool:
     """Can the tenant's jobs call an LLM (a default model, from a provider or the
     legacy single setting)?"""
     return LLMSettings.objects.filter(tenant_id=tenant_id).exclude(default_model="").exists()
+
+
+def available_to(tenant: Tenant) -> Available:
+    """What the tenant can run, for the policy checks (`engine.policy_checks`)."""
+    return Available(models=frozenset(usable_models(tenant.pk)), llm=has_llm(tenant.pk))
 
 
 def usable_models(tenant_id: int) -> list[str]:

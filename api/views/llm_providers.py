@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import Http404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -10,11 +9,10 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from tenants.audit import record
-from tenants.llm_providers import MODEL_NAME_RE, PREFIX_RE, LLMProvider, served_models
+from tenants.llm_providers import LLMProvider, served_models
 from tenants.models import LLMSettings
-from tenants.provider_actions import check_connection, clashing_models, save_provider
+from tenants.provider_actions import check_connection, field_errors, save_provider
 from verification.tenant_config import policy_for
-from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from .base import TenantScopedView
 
@@ -44,31 +42,6 @@ class LLMProviderSerializer(serializers.ModelSerializer):
     def get_has_key(self, obj: LLMProvider) -> bool:
         return bool(obj.api_key_encrypted)
 
-    def validate_model_prefix(self, value: str) -> str:
-        if not PREFIX_RE.match(value):
-            raise ValidationError(
-                "a litellm provider prefix: lower-case letters, digits, _ or -, ending in / "
-                "(for example openai/)."
-            )
-        return value
-
-    def validate_model_names(self, value: list[str]) -> list[str]:
-        bad = [v for v in value if not MODEL_NAME_RE.match(v)]
-        if bad:
-            raise ValidationError(
-                f"not a model name: {', '.join(repr(b) for b in bad)} (letters, digits "
-                "and . _ - : / @ only)."
-            )
-        return list(dict.fromkeys(value))
-
-    def validate_api_base(self, value: str) -> str:
-        if value:
-            try:
-                check_url(value, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
-            except UnsafeUrl as exc:
-                raise ValidationError(str(exc)) from exc
-        return value
-
     def validate_price_table(self, value) -> dict:
         if not isinstance(value, dict):
             raise ValidationError('an object: {"model": {"input": 0.1, "output": 0.4}}.')
@@ -89,9 +62,11 @@ class LLMProviderSerializer(serializers.ModelSerializer):
             raise ValidationError({"name": [f"a provider named {name!r} exists."]})
         prefix = attrs.get("model_prefix", instance.model_prefix if instance else "")
         names = attrs.get("model_names", instance.model_names if instance else [])
-        ids = [n if n.startswith(prefix) else prefix + n for n in names]
-        if clash := clashing_models(tenant, ids, exclude=instance.pk if instance else None):
-            raise ValidationError({"model_names": [f"already served: {', '.join(clash)}."]})
+        base = attrs.get("api_base", instance.api_base if instance else "")
+        errors = field_errors(tenant, prefix, names, base, instance.pk if instance else None)
+        if errors:
+            raise ValidationError({field: [message] for field, message in errors.items()})
+        attrs["model_names"] = list(dict.fromkeys(names))
         if instance is None and not attrs.get("api_key") and not attrs.get("api_base"):
             raise ValidationError({"api_key": ["a new provider needs its API key."]})
         return attrs

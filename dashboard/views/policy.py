@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 
 from tenants.audit import record
 from tenants.models import Policy
+from verification.tenant_config import available_to, usable_models
 
 from ..models import PolicyChange
 from ..policy_actions import StalePolicy, current_document, save_policy
@@ -29,7 +30,7 @@ def editor(request, scope):
     problems: list[str] = []
     conflict = None
     if request.method == "POST":
-        sub = read_submission(request.POST, doc, version)
+        sub = read_submission(request.POST, doc, version, available_to(scope.tenant))
         settings_form, decisions, problems = sub.settings_form, sub.decisions, sub.problems
         if sub.document is not None:
             try:
@@ -75,6 +76,8 @@ def editor(request, scope):
             "conflict": conflict,
             "import_form": YamlImportForm(),
             "recent_changes": scope.filter(PolicyChange.objects.select_related("actor"))[:5],
+            # the models the editor offers: those the tenant's providers serve (and its default)
+            "usable_models": usable_models(scope.tenant.pk),
         },
         status=status,
     )

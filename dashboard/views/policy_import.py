@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 
 from tenants.audit import record
+from verification.tenant_config import available_to
 
 from ..models import PolicyChange
 from ..policy_actions import StalePolicy, current_document, current_version, save_policy
@@ -16,7 +17,7 @@ from ..scoping import tenant_view
 
 def _preview(request, scope, text: str, notice: str = ""):
     """The page that shows what the import would change, with the confirm button."""
-    imported = load_yaml(text)
+    imported = load_yaml(text, available_to(scope.tenant))
     version = current_version(scope.tenant)
     diff = yaml_diff(
         current_document(scope.tenant), imported, f"version {version} (current)", "imported"
@@ -36,7 +37,7 @@ def _confirm(request, scope):
         return redirect("dashboard:policy-import")
     text = form.cleaned_data["yaml_text"]
     try:
-        document = load_yaml(text)
+        document = load_yaml(text, available_to(scope.tenant))
         change = save_policy(
             scope.tenant,
             request.user,

@@ -172,3 +172,19 @@ def month_of(when: dt.datetime) -> str:
 def pytest_configure(config):
     # Registered here so `--strict-markers` accepts it (select with `-m browser`).
     config.addinivalue_line("markers", "browser: drives headless Chromium against live_server")
+
+
+@pytest.fixture
+def providers_a(tenant_a):
+    """Tenant A's LLM providers, serving the models the policy tests name (a policy may
+    only name models the tenant can call, and make premium its mode only with an LLM)."""
+    from tenants.provider_actions import save_provider
+
+    for name, prefix, models in (
+        ("OpenAI", "openai/", ["gpt-4o", "gpt-4o-mini"]),
+        ("Anthropic", "anthropic/", ["claude-3-5-haiku", "claude-3-5-haiku-20241022"]),
+    ):
+        save_provider(
+            tenant_a.tenant,
+            {"name": name, "model_prefix": prefix, "model_names": models, "api_key": "sk-x"},
+        )

@@ -9,6 +9,7 @@ from django.urls import reverse
 from dashboard.policy_actions import current_document, save_policy
 from knowledge.models import Document, KnowledgeBase
 from tenants.models import Membership, WebhookEndpoint
+from tenants.provider_actions import save_provider
 from verification.models import WebhookAttempt, WebhookDelivery
 
 from .conftest import add_span, add_usage, make_job
@@ -68,8 +69,22 @@ def fill(tenant, user) -> dict[str, str]:
         text="The Eiffel Tower is in Paris. " + LONG * 10,
         status="ready",
     )
+    save_provider(
+        tenant,
+        {
+            "name": "A provider with a rather long name for the table",
+            "model_prefix": "openai/",
+            "model_names": [f"a-very-long-model-name-for-the-layout-check-{i}" for i in range(3)],
+            "api_base": "https://llm.example.com/" + "v1/" * 30,
+            "api_key": "sk-x",
+        },
+    )
     return {
         "overview": reverse("dashboard:overview"),
+        "llm-providers": reverse("dashboard:llm-providers"),
+        "members": reverse("dashboard:members"),
+        "audit-log": reverse("dashboard:audit-log"),
+        "setup": reverse("dashboard:setup"),
         "history": reverse("dashboard:history"),
         "detail": reverse("dashboard:verification", args=[jobs[0].public_id]),
         "policy": reverse("dashboard:policy"),

@@ -25,7 +25,11 @@ from .policy_full import FULL, unset_fields
 # The Chromium fixtures of test_browser.py, shared with this module.
 chromium, page, sign_in = test_browser.chromium, test_browser.page, test_browser.sign_in
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("providers_a"),
+]
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from verification.engine.policy import PolicyDocument
 
 from .html_form import form_data
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("providers_a")]
 
 RICH = {
     "enabled": True,

@@ -18,7 +18,7 @@ from verification.engine.policy_checks import check_policy, model_name_problem
 from .html_form import form_data
 from .policy_full import FULL, unset_fields
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("providers_a")]
 EDITOR = "dashboard:policy"
 
 

@@ -10,6 +10,7 @@ from dashboard.models import PolicyChange
 from dashboard.policy_actions import save_policy
 from knowledge.models import Document, KnowledgeBase
 from tenants.models import ApiKey, Invitation, Membership
+from tenants.provider_actions import save_provider
 from verification.engine.policy import PolicyDocument
 from verification.models import Feedback, WebhookDelivery
 
@@ -29,7 +30,12 @@ def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
     user = member(tenant_a.tenant, "member-of-a", Membership.VIEWER)
     invitation, _ = Invitation.issue(tenant_a.tenant, "invitee@a.test", "viewer", None)
     change = save_policy(tenant_a.tenant, None, PolicyDocument(threshold=0.4), PolicyChange.EDITOR)
+    provider = save_provider(
+        tenant_a.tenant,
+        {"name": "A's", "model_prefix": "openai/", "model_names": ["m"], "api_key": "sk-a"},
+    )
     return {
+        "provider": provider,
         "job": job_a, "key": key, "endpoint": endpoint_a, "delivery": delivery_a, "kb": kb,
         "doc": doc, "membership": user.memberships.get(), "invitation": invitation,
         "policy_change": change,
@@ -59,6 +65,9 @@ OBJECT_URLS = {
     "member-remove": (lambda o: {"pk": o["membership"].pk}, ("post",)),
     "invitation-revoke": (lambda o: {"pk": o["invitation"].pk}, ("post",)),
     "policy-restore": (lambda o: {"version": o["policy_change"].version}, ("post",)),
+    "llm-provider-edit": (lambda o: {"pk": o["provider"].pk}, ("get", "post")),
+    "llm-provider-delete": (lambda o: {"pk": o["provider"].pk}, ("post",)),
+    "llm-provider-test": (lambda o: {"pk": o["provider"].pk}, ("post",)),
 }
 TENANT_PAGES = {
     "overview": {},
@@ -84,10 +93,11 @@ EDIT_POSTS = [
 ]  # fmt: skip
 # tenant-new: staff only; invitation: the public link page; audit-log: owners and admins
 # (all three in test_members.py, test_invitations.py, test_audit_log.py); secret-shown only
-# shows a secret its own tenant's POST kept (test_webhook_pages.py)
+# shows a secret its own tenant's POST kept (test_webhook_pages.py); llm-providers and
+# llm-roles: owners and admins only (test_llm_provider_pages.py)
 OTHER = {
     "login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate", "tenant-new",
-    "invitation", "audit-log", "secret-shown",
+    "invitation", "audit-log", "secret-shown", "llm-providers", "llm-roles",
 }  # fmt: skip
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .modes import AUTO, MODE_NAMES
+from .modes import AUTO, MODE_NAMES, MODES, runs_without_llm
 from .policy import PolicyDocument
 
 Loc = tuple[str | int, ...]
@@ -152,8 +152,85 @@ def consistency_problems(data: Mapping) -> list[Problem]:
     return out
 
 
-def check_policy(data: Mapping) -> tuple[PolicyDocument | None, list[Problem]]:
-    """Validate `data` for publishing: the document, or None and every problem found."""
+@dataclass(frozen=True)
+class Available:
+    """What a tenant can run: the models it can call (its providers' and its default
+    one) and whether it has an LLM at all."""
+
+    models: frozenset[str]
+    llm: bool
+
+
+def _callable(name: str, available: Available) -> bool:
+    known = known_plain_models()
+    bare = name.split("/", 1)[-1]
+    return name in available.models or name in known or bare in known
+
+
+def availability_problems(data: Mapping, available: Available) -> list[Problem]:
+    """Models the tenant cannot call, and modes it cannot run (one that needs an LLM
+    when it has none): refused before they are published, not discovered by a job."""
+    out = [
+        Problem(
+            p.loc,
+            f"{_name_at(data, p.loc)!r} is not served by any of your LLM providers "
+            "(add it to a provider on the LLM providers page).",
+        )
+        for p in _model_locations(data)
+        if isinstance(_name_at(data, p.loc), str)
+        and not _callable(_name_at(data, p.loc), available)
+    ]
+    if available.llm:
+        return out
+
+    def needs(mode: Any) -> bool:
+        return isinstance(mode, str) and mode in MODES and not runs_without_llm(mode)
+
+    # Allowing such a mode is harmless (requests asking for it get a 400, the bandit
+    # skips it); making it the mode a job gets is refused.
+    if needs(data.get("default_mode")):
+        out.append(Problem(("default_mode",), _NO_LLM))
+    for d, decision in enumerate(_as_list(data.get("decisions"))):
+        for p, plugin in enumerate(_as_list(_as_map(decision).get("plugins"))):
+            if needs(_as_map(_as_map(plugin).get("configuration")).get("mode")):
+                out.append(
+                    Problem(("decisions", d, "plugins", p, "configuration", "mode"), _NO_LLM)
+                )
+    return out
+
+
+_NO_LLM = (
+    "This mode needs an LLM and this tenant has none: add a provider on the LLM providers "
+    "page first."
+)
+
+
+def _model_locations(data: Mapping) -> list[Problem]:
+    """Where `data` names models (as problems with an empty message, for their loc)."""
+    locs: list[Problem] = []
+    premium = _as_map(data.get("premium"))
+    for i, _ in enumerate(_as_list(premium.get("verification_models"))):
+        locs.append(Problem(("premium", "verification_models", i), ""))
+    for where in ("premium", "cascade"):
+        if _as_map(data.get(where)).get("judge_model") is not None:
+            locs.append(Problem((where, "judge_model"), ""))
+    for d, decision in enumerate(_as_list(data.get("decisions"))):
+        for i, _ in enumerate(_as_list(_as_map(decision).get("modelRefs"))):
+            locs.append(Problem(("decisions", d, "modelRefs", i), ""))
+    return locs
+
+
+def _name_at(data: Any, loc: Loc) -> Any:
+    for part in loc:
+        data = data[part] if isinstance(part, int) else _as_map(data).get(part)
+    return data
+
+
+def check_policy(
+    data: Mapping, available: Available | None = None
+) -> tuple[PolicyDocument | None, list[Problem]]:
+    """Validate `data` for publishing: the document, or None and every problem found.
+    With `available`, also what the tenant cannot run (`availability_problems`)."""
     problems = [] if isinstance(data, Mapping) else [Problem((), "A policy is a mapping.")]
     document = None
     try:
@@ -163,4 +240,6 @@ def check_policy(data: Mapping) -> tuple[PolicyDocument | None, list[Problem]]:
     if isinstance(data, Mapping):
         seen = {(p.loc, p.message) for p in problems}
         problems += [p for p in consistency_problems(data) if (p.loc, p.message) not in seen]
+        if available is not None and not problems:
+            problems += availability_problems(data, available)
     return (None, problems) if problems else (document, [])
