@@ -5,7 +5,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots deploy-check render-chart test-faults test-security deploy-smoke deploy-images deploy-chart-check bench-load bench-throughput bench-speed
+.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots walkthrough-screenshots deploy-check render-chart test-faults test-security deploy-smoke deploy-images deploy-chart-check bench-load bench-throughput bench-speed
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -61,6 +61,9 @@ demo-dashboard: install
 
 test-browser: install
 	$(PY) -m pytest tests/dashboard -m browser
+
+walkthrough-screenshots: install  ## the README's onboarding walkthrough images (a browser test)
+	TRUTHLENS_WALKTHROUGH_SHOTS=docs/screenshots $(VENV)/bin/pytest tests/dashboard/test_browser_onboarding.py -q -p no:cacheprovider
 
 screenshots: install
 	$(PY) manage.py dashboard_screenshots --password "$$DEMO_PASSWORD" --base-url http://127.0.0.1:8000
