@@ -2,6 +2,9 @@
 
     python -m verification.engine.train.head        # -> bench/models/embedded_v2/response_head.json
     python -m verification.engine.train.head --limit 200 --out /tmp/m   # smoke run
+    python -m verification.engine.train.head --model-dir verification/engine/weights/default \
+        --features model_max,model_top3,lexical_max,unsupported_share --bias-shift -0.5
+                                                    # the shipped default's head
 
 The head (`detectors/response_head.py`) turns the model's pair and token
 probabilities and the lexical ones into one example-level probability. It
@@ -20,6 +23,15 @@ fit/dev (25 % dev) to report how the head ranks unseen contexts next to
 span-max, per source; the shipped head is then refitted on all rows.
 Fitting is a deterministic convex problem (balanced logistic loss, small
 L2, non-negative weights on the probability features, L-BFGS-B).
+
+`--bias-shift` moves the fitted intercept (in logits) after fitting, and
+the head records it in its `meta`. The training rows' faithful answers are
+mostly extractive, while customers' faithful answers paraphrase: on the
+customer-style development cases (`bench/customer_cases.py`) the fitted
+head puts faithful paraphrases at 0.5-0.7. The shipped default uses -0.5,
+which costs 0.002 balanced accuracy on the training rows (0.715 -> 0.713)
+and is the smallest shift that passes most of those paraphrases (figures
+in README "Benchmarks and accuracy").
 """
 
 from __future__ import annotations
@@ -240,6 +252,12 @@ def main(argv: list[str] | None = None) -> int:
         "--features", default=",".join(HEAD_FEATURES), help=f"subset of {','.join(FEATURES)}"
     )
     p.add_argument("--cache", type=Path, default=None, help="reuse/save featurized rows here")
+    p.add_argument(
+        "--bias-shift",
+        type=float,
+        default=0.0,
+        help="added to the fitted intercept (logits; negative passes more answers)",
+    )
     args = p.parse_args(argv)
 
     import torch
@@ -279,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     w = source_weights(rows)
     dev = np.asarray([is_dev(r.context) for r in rows])
     held_out = fit(x[~dev], y[~dev], w[~dev], chosen)
+    held_out = replace(held_out, bias=held_out.bias + args.bias_shift)
     scores = np.asarray([held_out.probability(dict(zip(chosen, f, strict=True))) for f in x])
     spans = np.asarray(span_max)
     metrics: dict = {"fit_rows": int((~dev).sum()), "dev_rows": int(dev.sum())}
@@ -296,7 +315,10 @@ def main(argv: list[str] | None = None) -> int:
     head = fit(x, y, w, chosen)
     head = replace(
         head,
+        bias=round(head.bias + args.bias_shift, 8),
         meta={
+            "fitted_bias": head.bias,
+            "bias_shift": args.bias_shift,
             "trained_on": {name: file_sha256(args.data_dir / name) for name in TRAINING_FILES},
             "sources": sorted({r.source for r in rows}),
             # The token ensemble's model weight, chosen by word F1 on the
