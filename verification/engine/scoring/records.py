@@ -3,7 +3,7 @@
 Data-to-text answers go wrong in a way the value check cannot see: every number
 of "Bergen was founded in 1040" is in the context, but 1040 is Oslo's row.
 Markdown tables, CSV blocks and JSON arrays of flat objects are read into rows;
-an answer sentence that names exactly one row and states a number that another
+an answer clause that names exactly one row and states a number that another
 row holds in some column, where the named row holds a different one, is a
 contradiction with the named row's cell as evidence.
 """
@@ -127,7 +127,31 @@ def _names(row: Sequence[Cell]) -> Cell | None:
 
 
 def _mentions(sentence: str, name: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", sentence, re.IGNORECASE) is not None
+    """Whether the sentence names the row, by its full name or by the name without a
+    parenthesis ("Banana (medium)" is named by "a medium banana")."""
+    core = re.sub(r"\s*\([^)]*\)", "", name).strip()
+    head = re.split(r"\s+[-–—:]\s+", core)[0].strip()  # "Rent - Oakview Apartments"
+    return any(
+        re.search(rf"(?<!\w){re.escape(n)}(?!\w)", sentence, re.IGNORECASE)
+        for n in {name, core, head}
+        if len(n) >= 3
+    )
+
+
+#: One answer sentence often walks through several rows, a clause each:
+#: "yogurt provides 100 kcal; almonds provide 164 kcal, and a banana 105 kcal".
+_CLAUSE = re.compile(r";|:\s|,\s+and\b|,\s+while\b|,\s+whereas\b")
+
+
+def _clauses(answer: str) -> list[tuple[int, int]]:
+    out = []
+    for sentence in split_sentences(answer):
+        start = sentence.start
+        for brk in _CLAUSE.finditer(answer, sentence.start, sentence.end):
+            out.append((start, brk.start()))
+            start = brk.end()
+        out.append((start, sentence.end))
+    return [(a, b) for a, b in out if answer[a:b].strip()]
 
 
 def record_findings(
@@ -138,8 +162,8 @@ def record_findings(
     conflicts: list[Finding] = []
     for table in tables(context):
         named = [(row, _names(row)) for row in table.rows]
-        for sentence in split_sentences(answer):
-            text = answer[sentence.start : sentence.end]
+        for clause_start, clause_end in _clauses(answer):
+            text = answer[clause_start:clause_end]
             hits = [row for row, name in named if name and _mentions(text, name.text)]
             if len(hits) != 1:
                 continue
@@ -152,7 +176,7 @@ def record_findings(
                         continue
                     if any(c.number == said for c in mine):
                         break  # the named row states it too, in another column
-                    start, end = sentence.start + m.start(), sentence.start + m.end()
+                    start, end = clause_start + m.start(), clause_start + m.end()
                     reason = (
                         f"wrong row: the answer gives {m.group()} for {_names(mine).text}, "  # type: ignore[union-attr]
                         f"whose value in the context is {cell.text}"

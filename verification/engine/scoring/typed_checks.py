@@ -31,6 +31,7 @@ them, so the answer's score moves with them.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -41,6 +42,7 @@ from .records import record_findings
 from .typed_values import Value, compatible, values
 from .word_classes import is_loose, members, word_class
 
+MONEY = frozenset({"usd", "eur", "gbp", "pound", "money"})
 #: A matched value's tokens end at most here: below any sensible token threshold.
 MATCH_CAP = 0.05
 #: A contradicted value is as sure as the model's most confident spans.
@@ -60,6 +62,26 @@ LONG_SENTENCE_OVERLAP = 0.8
 
 NEGATION = re.compile(
     r"\b(?:not|no|never|none|nothing|nobody|cannot|without)\b|n['’]t\b", re.IGNORECASE
+)
+#: Words that state a negative without a negation word: "Brushes are excluded" says
+#: what "does not cover brushes" says, so neither side of such a pair is a flip.
+NEGATIVE_WORDS = re.compile(
+    r"\b(?:exclud\w*|prohibit\w*|forbid\w*|bann(?:ed|ing)|void|invalid|unable|"
+    r"refus\w*|denied|den(?:y|ies)|lack\w*|fail\w*|neither|nor|non-?refundable|"
+    r"unavailable|ineligible|except|barred|disallow\w*)\b",
+    re.IGNORECASE,
+)
+#: A negated "more than N" is an upper bound, and so is "up to N": "do not use for
+#: more than 10 days" and "you can use them for up to ten days" say the same.
+_NEGATED_EXCESS = re.compile(
+    r"(?:\b(?:not|no|never|cannot)\b|n['’]t\b)(?:\W+\w+){0,4}?\W+"
+    r"(?:more\s+than|exceed\w*|longer\s+than|over|beyond|above|in\s+excess\s+of)\b",
+    re.IGNORECASE,
+)
+_UPPER_BOUND = re.compile(
+    r"\b(?:up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|"
+    r"maximum|max|within|or\s+(?:less|fewer)|limit(?:ed)?\s+(?:to|of))\b",
+    re.IGNORECASE,
 )
 _AUX = re.compile(
     r"\b(?:is|are|was|were|can|could|will|would|has|have|had|does|do|did|should|must|may)\b",
@@ -81,7 +103,11 @@ _OPPOSITE = {a: b for a, b in ANTONYMS} | {b: a for a, b in ANTONYMS}
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 #: Clauses are compared, not whole sentences: "Dogs are not allowed, but cats are
 #: welcome" holds a negated clause and an affirmed one.
-_CLAUSE_BREAK = re.compile(r";|:\s|,?\s+(?:but|while|whereas|although|though|yet)\b", re.IGNORECASE)
+#: ", and" joins two statements often enough ("revenue rose 6 %, and the CEO said ...")
+#: that each side is compared on its own.
+_CLAUSE_BREAK = re.compile(
+    r";|:\s|,?\s+(?:but|while|whereas|although|though|yet)\b|,\s+and\b", re.IGNORECASE
+)
 
 
 def _window_keys(text: str, start: int, end: int, width: int = 60) -> set[str]:
@@ -117,6 +143,28 @@ def _with_years(found: list[Value]) -> list[Value]:
     return found + years
 
 
+def _derived(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
+    """Whether a quantity is the difference or the sum of two comparable stated ones, or
+    the sum of all of them ("fell by 23 minutes" from 94 to 71; a total of transactions)."""
+    if value.kind != "quantity" or value.unit is None:
+        return False
+    target = value.base()
+    nums = [c[2].base() for c in stated if c[2].kind == "quantity"][:40]
+
+    def close(x: float) -> bool:
+        return abs(x - target) <= 1e-6 * max(1.0, abs(target))
+
+    if len(nums) > 2 and close(sum(nums)):
+        return True
+    if any(close(abs(a - b)) or close(a + b) for k, a in enumerate(nums) for b in nums[k + 1 :]):
+        return True
+    # a total of three amounts ("$1,476.91 across three payments"); money only, where
+    # cents make a chance hit unlikely
+    return value.unit in MONEY and any(
+        close(sum(trio)) for trio in itertools.combinations(nums[:25], 3)
+    )
+
+
 def _is_long(context: Sequence[str]) -> bool:
     return sum(len(p) for p in context) > LONG_CONTEXT_CHARS
 
@@ -145,6 +193,8 @@ def value_findings(context: Sequence[str], answer: str) -> list[Finding]:
                 for c in pool
                 if len(mine & _window_keys(c[1], c[2].start, c[2].end)) >= LONG_SLOT_WORDS
             ]
+        if pool and _derived(value, [c for c in stated if _comparable(value, c[2])]):
+            continue  # a difference or sum of stated values: worked out, not contradicted
         if pool:
             i, passage, v = _closest(answer, value, pool)
             said = answer[value.start : value.end]
@@ -210,7 +260,7 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
         particle = _PARTICLE.match(sentence)
         ours = NEGATION.search(sentence, particle.end() if particle else 0)
         theirs = NEGATION.search(evidence)
-        if bool(ours) != bool(theirs):
+        if bool(ours) != bool(theirs) and not _same_polarity(sentence, evidence):
             target = ours or _AUX.search(sentence)
             a, b = (s + target.start(), s + target.end()) if target else (s, e)
             what = "negates what the context states" if ours else "affirms what the context negates"
@@ -240,6 +290,18 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
                     Finding(s + m.start(), s + m.end(), "class", "conflict", (i, cs, ce), reason)
                 )
     return out
+
+
+def _same_polarity(sentence: str, evidence: str) -> bool:
+    """Whether a clause pair that differs in negation words still says the same:
+    one side negates with a word ("excluded"), or a negated excess meets an upper
+    bound ("not more than 10 days" / "up to ten days")."""
+    if NEGATIVE_WORDS.search(sentence) or NEGATIVE_WORDS.search(evidence):
+        return True
+    bounded = (_NEGATED_EXCESS.search(evidence) and _UPPER_BOUND.search(sentence)) or (
+        _NEGATED_EXCESS.search(sentence) and _UPPER_BOUND.search(evidence)
+    )
+    return bool(bounded)
 
 
 def _rival(word: str, theirs: set[str]) -> str | None:

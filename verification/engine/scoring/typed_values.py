@@ -70,20 +70,41 @@ KEY_UNITS = {"min": "min", "minutes": "min", "mins": "min", "km": "km", "kg": "k
 COMPATIBLE = {"pound": {"lb", "gbp"}, "money": {"usd", "eur", "gbp", "pound"}}
 
 
+#: Units of one dimension, with their size in its base unit: "two weeks" is "14 days",
+#: "1.5 km" is "1500 m". Months and years are left out (their length in days varies).
+SIZES = {
+    "s": ("time", 1.0), "min": ("time", 60.0), "h": ("time", 3600.0),
+    "d": ("time", 86400.0), "wk": ("time", 604800.0),
+    "km": ("length", 1000.0), "m": ("length", 1.0), "cm": ("length", 0.01),
+    "mm": ("length", 0.001), "kg": ("mass", 1000.0), "g": ("mass", 1.0),
+    "l": ("volume", 1000.0), "ml": ("volume", 1.0),
+}  # fmt: skip
+
+
+#: The `unit` of a time written without am/pm whose hour could be either ("1:30").
+CLOCK_12H = "12h"
+
+
 def compatible(a: str | None, b: str | None) -> bool:
-    """Whether two units may name the same thing (an unknown unit may be any)."""
+    """Whether two units may name the same thing (an unknown unit may be any), including
+    two sizes of one dimension (days and weeks)."""
     if a is None or b is None or a == b:
         return True
+    if a in SIZES and b in SIZES:
+        return SIZES[a][0] == SIZES[b][0]
     return b in COMPATIBLE.get(a, ()) or a in COMPATIBLE.get(b, ())
 
 
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 _TIME = re.compile(
     r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d))?\s*"
-    r"(?P<ampm>[ap]\.?\s?m\.?(?![a-z]))|(?<![\d:.])(?P<h2>[01]?\d|2[0-3]):(?P<m2>[0-5]\d)(?![\d:])",
+    r"(?P<ampm>[ap]\.?\s?m\.?(?![a-z]))"
+    r"|(?<![\d:.])(?P<h2>[01]?\d|2[0-3]):(?P<m2>[0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(?![\d:])",
     re.I,
 )
 _ISO_DATE = re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d)")
+#: The time-zone offset of an ISO date-time ("2024-06-03T10:35:00+02:00"): not a time.
+_ISO_OFFSET = re.compile(r"(?<=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d+)?[+-]\d{2}:?\d{2}")
 _DATE_MD = re.compile(
     rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{{4}})\b)?",
     re.I,
@@ -100,7 +121,7 @@ _QUANTITY = re.compile(
     re.I,
 )
 _SPELLED = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.I)
-_KEY_BEFORE = re.compile(r"[\"']?(?P<key>[A-Za-z][\w ]{0,40}?)[\"']?\s*[:=]\s*[\"']?$")
+_KEY_BEFORE = re.compile(r"[\"']?(?P<key>[A-Za-z][\w ]{0,40}?)[\"']?\s*[:=]\s*[\"']?-?$")
 
 
 @dataclass(frozen=True)
@@ -123,9 +144,18 @@ class Value:
             (m1, d1, y1), (m2, d2, y2) = self.canon, other.canon
             return (m1, d1) == (m2, d2) and (y1 is None or y2 is None or y1 == y2)
         if self.kind == "quantity":
-            close = abs(self.canon[0] - other.canon[0]) < 1e-6 * max(1.0, abs(self.canon[0]))
-            return close and compatible(self.unit, other.unit)
+            sized = self.unit in SIZES and other.unit in SIZES
+            a, b = (self.base(), other.base()) if sized else (self.canon[0], other.canon[0])
+            return abs(a - b) < 1e-6 * max(1.0, abs(a)) and compatible(self.unit, other.unit)
+        if self.kind == "time" and CLOCK_12H in (self.unit, other.unit):
+            return (self.canon[0] % 12, self.canon[1]) == (other.canon[0] % 12, other.canon[1])
         return self.canon == other.canon
+
+    def base(self) -> float:
+        """A quantity in its dimension's base unit ("2 wk" -> 1209600 s); the number as
+        written when its unit has no size."""
+        number = float(self.canon[0])
+        return number * SIZES[self.unit][1] if self.unit in SIZES else number
 
 
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
@@ -167,9 +197,14 @@ def values(text: str) -> list[Value]:
             if 1 <= d <= 31:
                 year = int(m["y"]) if m["y"] else None
                 add(Value(m.start(), m.end(), "date", (MONTHS[m["mon"].lower()], d, year)))
+    for m in _ISO_OFFSET.finditer(text):
+        taken.append((m.start(), m.end()))
     for m in _TIME.finditer(text):
+        marker = None
         if m["h2"] is not None:
             h, mi = int(m["h2"]), int(m["m2"])
+            # "1:30" with no am/pm may be 13:30 ("from 1:30 to 3 pm")
+            marker = CLOCK_12H if 1 <= h <= 12 and not m["h2"].startswith("0") else None
         else:
             h, mi = int(m["h"]), int(m["m"] or 0)
             if h > 12:
@@ -177,7 +212,7 @@ def values(text: str) -> list[Value]:
             pm = m["ampm"].lower().startswith("p")
             h = (h % 12) + (12 if pm else 0)
         end = m.end() - 1 if m.group().endswith(".") else m.end()  # a full stop, not "a.m."
-        add(Value(m.start(), end, "time", (h, mi)))
+        add(Value(m.start(), end, "time", (h, mi), marker))
     for m in _QUANTITY.finditer(text):
         num = float(m["num"].replace(",", ""))
         scale, unit_word = (m["scale"] or "").lower(), (m["unit"] or "").lower()

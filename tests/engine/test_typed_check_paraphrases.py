@@ -1,0 +1,126 @@
+"""Typed checks on faithful paraphrases: what a good model writes when it restates a
+context must not become a contradiction, and the same sentence with a real error still
+must. Each case comes as a pair: the faithful answer, then the wrong one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from verification.engine.scoring.typed_checks import check
+from verification.engine.scoring.typed_values import values
+
+
+def conflicts(context: str, answer: str) -> list[str]:
+    return [answer[f.start : f.end] for f in check([context], answer) if f.verdict == "conflict"]
+
+
+def verdicts(context: str, answer: str) -> dict[str, str]:
+    return {answer[f.start : f.end]: f.verdict for f in check([context], answer)}
+
+
+WARRANTY = "The warranty does not cover filters, brushes or damage caused by misuse."
+LEAFLET = "Do not use for more than 10 days for pain without consulting a doctor."
+PTO = "Requests for more than 3 days off must be submitted two weeks in advance."
+WAITS = "The median wait from arrival to being seen fell from 94 minutes to 71 minutes."
+FLIGHT = json.dumps(
+    {
+        "flight": "LH 431",
+        "scheduled_departure": "2024-06-03T10:35:00+02:00",
+        "estimated_departure": "2024-06-03T11:20:00+02:00",
+    }
+)
+CALENDAR = json.dumps(
+    {"events": [{"title": "Planning", "start": "09:00", "end": "10:30"},
+                {"title": "1:1", "start": "13:00", "end": "13:30"}]}
+)  # fmt: skip
+STATEMENT = json.dumps(
+    {
+        "transactions": [
+            {"description": "Payroll deposit", "amount": 2450.0},
+            {"description": "Rent - Oakview Apartments", "amount": -1375.0},
+            {"description": "Whole Foods Market", "amount": -86.42},
+            {"description": "Netflix", "amount": -15.49},
+        ]
+    }
+)
+NUTRITION = (
+    "item,serving,calories,protein_g\nGreek yogurt (plain),170 g,100,17\n"
+    "Almonds,28 g,164,6\nBanana (medium),118 g,105,1.3"
+)
+RESULTS = (
+    "The company kept its full-year revenue forecast unchanged. "
+    "A new plant in Ohio will begin production in the first quarter of next year."
+)
+
+
+@pytest.mark.parametrize(
+    ("context", "faithful", "wrong", "error"),
+    [
+        # a negative said with a word, not a negation ("excluded" = "does not cover")
+        (WARRANTY, "Brushes are excluded from the warranty.", "Brushes are covered by the warranty.", "are"),
+        # a negated excess is an upper bound
+        (LEAFLET, "You can use it for up to ten days for pain.", "You can use it for more than ten days for pain.", "can"),
+        # one duration in two units
+        (PTO, "Submit such requests at least 14 days ahead.", "Submit such requests at least 10 days ahead.", "10 days"),
+        # a difference of two stated values is worked out, not invented
+        (WAITS, "The median wait fell by 23 minutes, to 71 minutes.", "The median wait fell by 30 minutes, to 71 minutes.", "30 minutes"),
+        # an ISO date-time's time, and its zone offset is no time at all
+        (FLIGHT, "It was scheduled for 10:35 and now leaves at 11:20.", "It was scheduled for 10:50 and now leaves at 11:20.", "10:50"),
+        # a time without am/pm may be an afternoon one
+        (CALENDAR, "You are busy from 1:00 to 1:30.", "You are busy from 1:00 to 2:30.", "2:30"),
+        # a total of three amounts
+        (STATEMENT, "You spent $1,476.91 on rent, groceries and Netflix.", "You spent $1,576.91 on rent, groceries and Netflix.", "$1,576.91"),
+    ],
+)  # fmt: skip
+def test_a_faithful_paraphrase_passes_and_the_same_sentence_with_an_error_conflicts(
+    context, faithful, wrong, error
+):
+    assert conflicts(context, faithful) == []
+    assert error in conflicts(context, wrong)
+
+
+def test_a_sentence_walking_through_several_rows_reads_each_clause_against_its_own_row():
+    faithful = (
+        "Plain Greek yogurt (170 g) has 100 kcal and 17 g protein; almonds (28 g) have "
+        "164 kcal and 6 g protein; and a medium banana (118 g) has 105 kcal."
+    )
+    assert conflicts(NUTRITION, faithful) == []
+    # one clause naming one row with another row's number is still a wrong row
+    assert conflicts(NUTRITION, "Almonds have 100 kcal per serving.") == ["100"]
+
+
+def test_a_row_is_named_by_its_name_without_the_parenthesis_or_the_part_after_a_dash():
+    answer = "Rent took $1,375 and Whole Foods Market $86.42."
+    # two rows named: neither number is read against the other row
+    assert conflicts(STATEMENT, answer) == []
+
+
+def test_clauses_joined_by_and_are_compared_with_their_own_context_sentence():
+    answer = (
+        "The company left its full-year forecast unchanged, and the new Ohio plant will "
+        "begin production in the first quarter of next year."
+    )
+    assert conflicts(RESULTS, answer) == []
+    assert "last" in conflicts(RESULTS, "The new Ohio plant will begin production in the last quarter of next year.")  # fmt: skip
+
+
+def test_units_of_one_dimension_compare_by_size_and_others_do_not():
+    (weeks,) = values("two weeks")
+    (days,) = values("14 days")
+    (km,) = values("1.5 km")
+    (m,) = values("1500 m")
+    (months,) = values("14 months")
+    assert weeks.same(days)
+    assert km.same(m)
+    assert not months.same(days)
+    # a bare number still compares with a sized one by the number as written
+    (bare,) = values("14")
+    assert bare.same(days)
+
+
+def test_the_zone_offset_of_an_iso_date_time_is_not_read_as_a_time():
+    found = [(v.kind, v.canon) for v in values("2024-06-03T10:35:00+02:00")]
+    assert ("time", (10, 35)) in found
+    assert ("time", (2, 0)) not in found
