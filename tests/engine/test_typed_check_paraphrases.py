@@ -45,6 +45,13 @@ STATEMENT = json.dumps(
         ]
     }
 )
+IELTS = "You need an IELTS score of 6.5 overall with no component below 6.0."
+QUOTE = json.dumps({"symbol": "NVTA", "price": 48.27, "change_percent": -2.29})
+FORECAST = json.dumps({"forecast": {"condition": "partly cloudy", "precip_probability": 0.1}})
+MACHINES = (
+    "| Model | Capacity | Price |\n|---|---|---|\n| WM-7 | 7 kg | €429 |\n"
+    "| WM-9 | 9 kg | €549 |\n| WM-10X | 10 kg | €699 |"
+)
 NUTRITION = (
     "item,serving,calories,protein_g\nGreek yogurt (plain),170 g,100,17\n"
     "Almonds,28 g,164,6\nBanana (medium),118 g,105,1.3"
@@ -72,6 +79,14 @@ RESULTS = (
         (CALENDAR, "You are busy from 1:00 to 1:30.", "You are busy from 1:00 to 2:30.", "2:30"),
         # a total of three amounts
         (STATEMENT, "You spent $1,476.91 on rent, groceries and Netflix.", "You spent $1,576.91 on rent, groceries and Netflix.", "$1,576.91"),
+        # ... rounded, and said to be
+        (STATEMENT, "About $1,480 went on rent, groceries and Netflix.", "About $1,980 went on rent, groceries and Netflix.", "$1,980"),
+        # a negated shortfall is a lower bound
+        (IELTS, "Each component must be at least 6.0.", "Each component must be 6.0.", "must"),
+        # a probability in a tool result, said as a percentage
+        (FORECAST, "There is a 10% chance of rain.", "There is a 30% chance of rain.", "30%"),
+        # a rounded figure
+        (QUOTE, "The stock fell about 2.3% today.", "The stock fell about 2.9% today.", "2.9%"),
     ],
 )  # fmt: skip
 def test_a_faithful_paraphrase_passes_and_the_same_sentence_with_an_error_conflicts(
@@ -124,3 +139,21 @@ def test_the_zone_offset_of_an_iso_date_time_is_not_read_as_a_time():
     found = [(v.kind, v.canon) for v in values("2024-06-03T10:35:00+02:00")]
     assert ("time", (10, 35)) in found
     assert ("time", (2, 0)) not in found
+
+
+def test_a_weather_word_named_as_a_chance_is_no_rival_of_the_stated_condition():
+    assert conflicts(FORECAST, "It will be partly cloudy, with a 10% chance of rain.") == []
+    assert "rainy" in conflicts(FORECAST, "It will be rainy all day.")
+
+
+def test_a_number_inside_a_model_code_is_not_read_as_a_value():
+    answer = "The WM-10X costs €699, €270 more than the WM-7."
+    assert conflicts(MACHINES, answer) == []
+    assert conflicts(MACHINES, "The WM-10X holds 7 kg.") == ["7"]
+
+
+def test_a_sum_is_only_rounded_where_the_answer_says_it_is_approximate():
+    # 1,375 + 86.42 + 15.49 = 1,476.91; "$1,480" without "about" claims a figure the
+    # statement does not give
+    assert conflicts(STATEMENT, "You spent about $1,480 on rent, groceries and Netflix.") == []
+    assert conflicts(STATEMENT, "You spent $1,480 on rent, groceries and Netflix.") == ["$1,480"]

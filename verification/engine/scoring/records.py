@@ -19,7 +19,8 @@ from ..text.sentences import split_sentences
 from ..text.words import normalize_number
 from .findings import Finding
 
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+#: A number, not part of a code such as "WM-7" (a letter and a hyphen before it).
+_NUMBER = re.compile(r"(?<![\w.])(?<![A-Za-z]-)\d[\d,]*(?:\.\d+)?(?![\w])")
 
 
 @dataclass(frozen=True)

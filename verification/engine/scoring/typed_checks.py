@@ -39,7 +39,7 @@ from ..text.words import content_keys, stem
 from ..types import TokenProb
 from .findings import Finding
 from .records import record_findings
-from .typed_values import Value, compatible, values
+from .typed_values import Value, compatible, rounded_equal, values
 from .word_classes import is_loose, members, word_class
 
 MONEY = frozenset({"usd", "eur", "gbp", "pound", "money"})
@@ -68,7 +68,8 @@ NEGATION = re.compile(
 NEGATIVE_WORDS = re.compile(
     r"\b(?:exclud\w*|prohibit\w*|forbid\w*|bann(?:ed|ing)|void|invalid|unable|"
     r"refus\w*|denied|den(?:y|ies)|lack\w*|fail\w*|neither|nor|non-?refundable|"
-    r"unavailable|ineligible|except|barred|disallow\w*)\b",
+    r"unavailable|ineligible|unsuitable|except|barred|disallow\w*|"
+    r"rather\s+than|instead\s+of|other\s+than)\b",
     re.IGNORECASE,
 )
 #: A negated "more than N" is an upper bound, and so is "up to N": "do not use for
@@ -78,11 +79,36 @@ _NEGATED_EXCESS = re.compile(
     r"(?:more\s+than|exceed\w*|longer\s+than|over|beyond|above|in\s+excess\s+of)\b",
     re.IGNORECASE,
 )
+#: Likewise a negated shortfall is a lower bound: "no component below 6.0" and "each
+#: component at least 6.0".
+_NEGATED_SHORTFALL = re.compile(
+    r"(?:\b(?:not|no|never|cannot)\b|n['’]t\b)(?:\W+\w+){0,4}?\W+"
+    r"(?:less\s+than|fewer\s+than|below|under|lower\s+than|short\s+of)\b",
+    re.IGNORECASE,
+)
+_LOWER_BOUND = re.compile(
+    r"\b(?:at\s+least|a\s+minimum\s+of|minimum|min|or\s+(?:more|above|higher|over)|"
+    r"no\s+less\s+than|not\s+less\s+than)\b",
+    re.IGNORECASE,
+)
 _UPPER_BOUND = re.compile(
     r"\b(?:up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|"
     r"maximum|max|within|or\s+(?:less|fewer)|limit(?:ed)?\s+(?:to|of))\b",
     re.IGNORECASE,
 )
+#: Negation words inside fixed phrases that negate nothing: "no later than 30 days"
+#: is "within 30 days".
+_IDIOM = re.compile(
+    r"\b(?:no|not)\s+(?:later|earlier|sooner|more|less|fewer|longer|shorter)\s+than\b"
+    r"|\bnot\s+only\b|\bno\s+matter\b|\bno\s+doubt\b|\bnothing\s+but\b",
+    re.IGNORECASE,
+)
+#: Words between a negation and what it negates ("cannot *be* returned").
+_SKIP_AFTER_NEGATION = frozenset(
+    {"be", "been", "being", "is", "are", "was", "were", "a", "an", "the", "any", "yet",
+     "always", "ever", "currently", "usually", "normally", "to", "have", "has", "get", "got",
+     "do", "does", "did", "very", "so", "too", "also", "necessarily"}
+)  # fmt: skip
 _AUX = re.compile(
     r"\b(?:is|are|was|were|can|could|will|would|has|have|had|does|do|did|should|must|may)\b",
     re.IGNORECASE,
@@ -106,7 +132,8 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 #: ", and" joins two statements often enough ("revenue rose 6 %, and the CEO said ...")
 #: that each side is compared on its own.
 _CLAUSE_BREAK = re.compile(
-    r";|:\s|,?\s+(?:but|while|whereas|although|though|yet)\b|,\s+and\b", re.IGNORECASE
+    r";|:\s|,?\s+(?:but|while|whereas|although|though|yet)\b|,\s+(?:and|so|which)\b",
+    re.IGNORECASE,
 )
 
 
@@ -143,15 +170,27 @@ def _with_years(found: list[Value]) -> list[Value]:
     return found + years
 
 
-def _derived(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
+#: Words that mark a figure as approximate ("about $150 in spending altogether").
+_APPROXIMATE = re.compile(
+    r"\b(?:about|around|roughly|approximately|nearly|almost|some|just\s+(?:over|under))\s*$|~\s*$",
+    re.IGNORECASE,
+)
+
+
+def _derived(value: Value, stated: list[tuple[int, str, Value]], approximate: bool = False) -> bool:
     """Whether a quantity is the difference or the sum of two comparable stated ones, or
-    the sum of all of them ("fell by 23 minutes" from 94 to 71; a total of transactions)."""
+    the sum of all of them ("fell by 23 minutes" from 94 to 71; a total of transactions),
+    or a time is a stated time plus a stated duration."""
+    if value.kind == "time":
+        return _time_plus_duration(value, stated)
     if value.kind != "quantity" or value.unit is None:
         return False
     target = value.base()
-    nums = [c[2].base() for c in stated if c[2].kind == "quantity"][:40]
+    nums = [c[2].base() for c in stated if _comparable(value, c[2])][:40]
 
-    def close(x: float) -> bool:
+    def close(x: float) -> bool:  # worked out exactly, or rounded where the answer says so
+        if approximate:
+            return rounded_equal(x, target)
         return abs(x - target) <= 1e-6 * max(1.0, abs(target))
 
     if len(nums) > 2 and close(sum(nums)):
@@ -162,6 +201,21 @@ def _derived(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
     # cents make a chance hit unlikely
     return value.unit in MONEY and any(
         close(sum(trio)) for trio in itertools.combinations(nums[:25], 3)
+    )
+
+
+def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
+    """A time that is a stated time plus a stated duration ("2:30 pm, 45 minutes": done
+    by 3:15 pm)."""
+    times = [c[2] for c in stated if c[2].kind == "time"]
+    durations = [
+        c[2].base() for c in stated if c[2].kind == "quantity" and c[2].unit in ("min", "h")
+    ]
+    minutes = value.canon[0] * 60 + value.canon[1]
+    return any(
+        (t.canon[0] * 60 + t.canon[1] + round(d / 60) - minutes) % (12 * 60) == 0
+        for t in times
+        for d in durations
     )
 
 
@@ -193,7 +247,8 @@ def value_findings(context: Sequence[str], answer: str) -> list[Finding]:
                 for c in pool
                 if len(mine & _window_keys(c[1], c[2].start, c[2].end)) >= LONG_SLOT_WORDS
             ]
-        if pool and _derived(value, [c for c in stated if _comparable(value, c[2])]):
+        said_about = _APPROXIMATE.search(answer[max(0, value.start - 25) : value.start])
+        if pool and _derived(value, stated, approximate=said_about is not None):
             continue  # a difference or sum of stated values: worked out, not contradicted
         if pool:
             i, passage, v = _closest(answer, value, pool)
@@ -258,9 +313,14 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
         evidence = context[i][cs:ce]
         # A leading "No," answers the question; it negates nothing in the sentence.
         particle = _PARTICLE.match(sentence)
-        ours = NEGATION.search(sentence, particle.end() if particle else 0)
-        theirs = NEGATION.search(evidence)
-        if bool(ours) != bool(theirs) and not _same_polarity(sentence, evidence):
+        ours = _negation(sentence, particle.end() if particle else 0)
+        theirs = _negation(evidence)
+        if (
+            bool(ours) != bool(theirs)
+            and not _structured(context[i])
+            and not _same_polarity(sentence, evidence)
+            and _negates_shared_words(sentence, evidence)
+        ):
             target = ours or _AUX.search(sentence)
             a, b = (s + target.start(), s + target.end()) if target else (s, e)
             what = "negates what the context states" if ours else "affirms what the context negates"
@@ -284,7 +344,7 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
                 )
                 continue
             rival = _rival(word, their_lower)
-            if rival is not None:
+            if rival is not None and not _hedged(sentence, m.start()):
                 reason = f"different {word_class(word)}: the answer says '{m.group()}' where the context says '{rival}'"
                 out.append(
                     Finding(s + m.start(), s + m.end(), "class", "conflict", (i, cs, ce), reason)
@@ -292,16 +352,69 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
     return out
 
 
+def _negation(text: str, pos: int = 0) -> re.Match[str] | None:
+    """The first negation word of `text` from `pos` that is not part of an idiom."""
+    idioms = [(m.start(), m.end()) for m in _IDIOM.finditer(text)]
+    for m in NEGATION.finditer(text, pos):
+        if not any(a <= m.start() < b for a, b in idioms):
+            return m
+    return None
+
+
+def _negated_word(text: str) -> str | None:
+    """The first content word after the negation of `text` ("cannot be returned" -> returned)."""
+    m = _negation(text)
+    if m is None:
+        return None
+    for word in re.findall(r"[A-Za-z]+", text[m.end() :])[:6]:
+        if word.lower() not in _SKIP_AFTER_NEGATION:
+            return stem(word.lower())
+    return None
+
+
+def _negates_shared_words(sentence: str, evidence: str) -> bool:
+    """Whether what one side negates is a word the other side says: "cannot be returned"
+    against "can be returned" is a flip; "are not allowed on the trip" against "must
+    stay at home" restates it in other words."""
+    negated_side, other = (sentence, evidence) if _negation(sentence) else (evidence, sentence)
+    word = _negated_word(negated_side)
+    if word is None:
+        return False
+    return word in {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", other)}
+
+
+def _structured(passage: str) -> bool:
+    """A JSON or key: value passage: its "clauses" are fields, not statements to negate."""
+    stripped = passage.lstrip()
+    return stripped.startswith(("{", "[")) or stripped.count('":') >= 2
+
+
 def _same_polarity(sentence: str, evidence: str) -> bool:
     """Whether a clause pair that differs in negation words still says the same:
     one side negates with a word ("excluded"), or a negated excess meets an upper
-    bound ("not more than 10 days" / "up to ten days")."""
+    bound ("not more than 10 days" / "up to ten days"), or a negated shortfall a lower
+    bound ("no component below 6.0" / "each at least 6.0")."""
     if NEGATIVE_WORDS.search(sentence) or NEGATIVE_WORDS.search(evidence):
         return True
-    bounded = (_NEGATED_EXCESS.search(evidence) and _UPPER_BOUND.search(sentence)) or (
-        _NEGATED_EXCESS.search(sentence) and _UPPER_BOUND.search(evidence)
-    )
-    return bool(bounded)
+    for negated, bound in ((_NEGATED_EXCESS, _UPPER_BOUND), (_NEGATED_SHORTFALL, _LOWER_BOUND)):
+        if (negated.search(evidence) and bound.search(sentence)) or (
+            negated.search(sentence) and bound.search(evidence)
+        ):
+            return True
+    return False
+
+
+_HEDGE = re.compile(
+    r"\b(?:chance|chances|risk|probability|likelihood|possibility|odds|hint|threat)\s+of\s+"
+    r"(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _hedged(text: str, start: int) -> bool:
+    """Whether the word at `start` is named as a possibility, not stated: "a 10% chance
+    of rain" says nothing against "partly cloudy"."""
+    return _HEDGE.search(text[max(0, start - 40) : start]) is not None
 
 
 def _rival(word: str, theirs: set[str]) -> str | None:
@@ -324,7 +437,7 @@ def class_findings(context: Sequence[str], answer: str, taken: Sequence[Finding]
     for m in re.finditer(r"[A-Za-z]+", answer):
         word = m.group().lower()
         name = word_class(word)
-        if name is None or not is_loose(name) or word in used:
+        if name is None or not is_loose(name) or word in used or _hedged(answer, m.start()):
             continue
         if any(f.start < m.end() and m.start() < f.end for f in taken):
             continue  # the clause check already judged it

@@ -64,10 +64,12 @@ KEY_UNITS = {"min": "min", "minutes": "min", "mins": "min", "km": "km", "kg": "k
              "usd": "usd", "eur": "eur", "gbp": "gbp", "pct": "%", "percent": "%", "c": "c",
              "kmh": "kmh", "mph": "mph", "h": "h", "hours": "h", "days": "d", "years": "y",
              "gb": "gb", "mb": "mb", "price": "money", "cost": "money", "total": "money",
-             "balance": "money", "amount": "money", "fee": "money"}  # fmt: skip
+             "balance": "money", "amount": "money", "fee": "money",
+             "probability": "fraction", "prob": "fraction", "share": "fraction",
+             "ratio": "fraction"}  # fmt: skip
 #: Units that stand for several: "pounds" (weight or sterling), and the "money" a key
 #: such as "balance" names without saying which currency.
-COMPATIBLE = {"pound": {"lb", "gbp"}, "money": {"usd", "eur", "gbp", "pound"}}
+COMPATIBLE = {"pound": {"lb", "gbp"}, "money": {"usd", "eur", "gbp", "pound"}, "fraction": {"%"}}
 
 
 #: Units of one dimension, with their size in its base unit: "two weeks" is "14 days",
@@ -135,9 +137,10 @@ class Value:
     unit: str | None = None  # quantities: the written unit, or the unit the key names
 
     def same(self, other: Value) -> bool:
+        """Whether `other` (an answer's value) says this (a context's) value, rounded or not."""
         if {self.kind, other.kind} == {"year", "quantity"}:  # "1000" may be either
-            q = self if self.kind == "quantity" else other
-            return q.unit is None and float(self.canon[0]) == float(other.canon[0])
+            # ("contingency": 1300 in a budget is read as a year; "€1,300" is the same)
+            return float(self.canon[0]) == float(other.canon[0])
         if self.kind != other.kind:
             return False
         if self.kind == "date":  # the year counts only when both state one
@@ -145,17 +148,44 @@ class Value:
             return (m1, d1) == (m2, d2) and (y1 is None or y2 is None or y1 == y2)
         if self.kind == "quantity":
             sized = self.unit in SIZES and other.unit in SIZES
-            a, b = (self.base(), other.base()) if sized else (self.canon[0], other.canon[0])
-            return abs(a - b) < 1e-6 * max(1.0, abs(a)) and compatible(self.unit, other.unit)
+            fraction = "fraction" in (self.unit, other.unit) and "%" in (self.unit, other.unit)
+            scaled = sized or fraction
+            a, b = (self.base(), other.base()) if scaled else (self.canon[0], other.canon[0])
+            return rounded_equal(a, b) and compatible(self.unit, other.unit)
         if self.kind == "time" and CLOCK_12H in (self.unit, other.unit):
             return (self.canon[0] % 12, self.canon[1]) == (other.canon[0] % 12, other.canon[1])
         return self.canon == other.canon
 
     def base(self) -> float:
-        """A quantity in its dimension's base unit ("2 wk" -> 1209600 s); the number as
-        written when its unit has no size."""
+        """A quantity in its dimension's base unit ("2 wk" -> 1209600 s; a fraction
+        named by its key, "precip_probability": 0.1, in percent); the number as written
+        when its unit has no size."""
         number = float(self.canon[0])
+        if self.unit == "fraction":
+            return number * 100
         return number * SIZES[self.unit][1] if self.unit in SIZES else number
+
+
+#: Two numbers this close are one number rounded ("about 2.3 %" for 2.29, "$5.5 million"
+#: for 5,523,000); a changed value differs by far more.
+ROUNDING = 0.025
+
+
+def rounded_equal(stated: float, said: float) -> bool:
+    """Equal, or `said` is `stated` rounded to `said`'s own precision (within `ROUNDING`):
+    "2.3" for 2.29, but not "2.29" for 2.3 (precision the context does not give)."""
+    if abs(stated - said) < 1e-6 * max(1.0, abs(stated)):
+        return True
+    if said == int(said) and stated == int(stated) and max(abs(said), abs(stated)) < 1000:
+        return False  # small whole numbers are never rounded versions of each other
+    digits = f"{abs(said):.6f}".rstrip("0").rstrip(".")
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    if decimals == 0 and said != 0:  # 600000 from "600k": precise to its last non-zero digit
+        step = 10.0 ** (len(digits) - len(digits.rstrip("0")))
+    else:
+        step = 10.0**-decimals
+    gap = abs(said - stated)
+    return gap <= step / 2 + 1e-9 and gap <= ROUNDING * max(abs(said), abs(stated))
 
 
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
