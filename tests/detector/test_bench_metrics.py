@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +73,16 @@ def test_reliability_is_zero_for_calibrated_scores_and_measures_the_gap_otherwis
     assert reliability(labels, calibrated)[0] == pytest.approx(0.05)
     # a score of exactly 1.0 falls in the last bin
     assert reliability([1], [1.0])[1][-1]["n"] == 1
+
+
+@pytest.mark.parametrize(
+    "path", sorted((Path(__file__).resolve().parents[2] / "bench" / "cases").glob("*.jsonl"))
+)
+def test_every_customer_style_case_set_is_balanced_with_exact_spans(path):
+    from bench.customer_cases import load_cases
+
+    cases = load_cases(path)  # raises on a span that is not the response's text
+    labels = [c["label"] for c in cases]
+    assert len(cases) >= 50
+    assert sum(labels) * 2 == len(labels)
+    assert len({c["id"] for c in cases}) == len(cases)
