@@ -13,13 +13,13 @@ clause), marked as a character span. This set was written while the v2
 detector was built and checked against it, so it is a development set: the
 held-out figures are the evaluation files of `bench/accuracy.py`.
 
-`--cases bench/cases/customer_style_{h,g,k}.jsonl`: three more sets of 60
+`--cases bench/cases/customer_style_{h,g,k,m}.jsonl`: four more sets of 60
 in the same format (12 per task, 30 faithful paraphrases, 30 with one error),
 each written by a separate helper that saw no code and no other set. Each
 was measured once before anything was changed for it, then used to find
 typed-check false alarms and to choose the response head's intercept, so
 they are development sets now (README "Benchmarks and accuracy" gives the
-first-sight figures). `customer_style_m.jsonl`, written the same way last,
+first-sight figures). `customer_style_n.jsonl`, written the same way last,
 was measured once after every choice was made and never looked into: it is
 the held-out customer-style figure.
 

@@ -157,3 +157,37 @@ def test_a_sum_is_only_rounded_where_the_answer_says_it_is_approximate():
     # statement does not give
     assert conflicts(STATEMENT, "You spent about $1,480 on rent, groceries and Netflix.") == []
     assert conflicts(STATEMENT, "You spent $1,480 on rent, groceries and Netflix.") == ["$1,480"]
+
+
+def test_a_value_the_user_gave_in_the_question_is_a_premise_not_a_claim():
+    context = "One dog weighing under 20 kg is allowed per flat."
+    answer = "Yes, your 15 kg dog is allowed."
+    assert conflicts(context, answer) == ["15 kg"]  # without the question: unsupported
+    found = check([context], answer, "I have a 15 kg dog. Can I bring it?")
+    assert [f.verdict for f in found if answer[f.start : f.end] == "15 kg"] == ["match"]
+    # ... and a figure worked out from it (2 x €5) is no contradiction either
+    fee = "A freeze costs €5 per month."
+    said = "A two-month freeze costs €10 in total."
+    assert [f for f in check([fee], said, "I want to freeze for two months.") if f.verdict == "conflict"] == []  # fmt: skip
+
+
+def test_hours_and_minutes_are_one_duration_however_spelled():
+    assert [(v.canon, v.unit) for v in values("two hours and forty-five minutes")] == [((165.0,), "min")]  # fmt: skip
+    sleep = json.dumps({"sleep": {"duration_min": 412}})
+    assert conflicts(sleep, "You slept 6 hours 52 minutes.") == []
+    assert conflicts(sleep, "You slept 7 hours 52 minutes.") == ["7 hours 52 minutes"]
+
+
+def test_a_probability_field_over_one_is_already_a_percentage():
+    hourly = json.dumps({"hourly": [{"time": "09:00", "precip_prob": 10}]})
+    assert conflicts(hourly, "Only a 10% chance of rain at 9 am.") == []
+    assert conflicts(hourly, "A 40% chance of rain at 9 am.") == ["40%"]
+
+
+def test_a_table_value_is_not_read_from_a_time_or_from_a_row_the_clause_names_in_part():
+    classes = "| Day | Class | Start |\n|---|---|---|\n| Tuesday | Yoga | 07:30 |\n| Thursday | Pilates | 19:00 |"  # fmt: skip
+    assert conflicts(classes, "On Thursday Pilates starts at 7 pm.") == []
+    menu = "item,price\nTomato & basil soup,5.50\nChicken liver pâté,7.00"
+    said = "Starters: tomato and basil soup at £5.50 and the chicken liver pâté at £7."
+    assert conflicts(menu, said) == []
+    assert conflicts(menu, "The chicken liver pâté costs 5.50.") == ["5.50"]

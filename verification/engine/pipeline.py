@@ -216,7 +216,7 @@ def _score(
         findings = (
             list(done)
             if done is not None
-            else typed_checks.check(prepared.context, prepared.response)
+            else typed_checks.check(prepared.context, prepared.response, prepared.query)
         )
     if findings:
         prob = pred.response_prob

@@ -91,7 +91,7 @@ def typed_inputs(
 ) -> tuple[TokenPrediction, TokenPrediction, list[typed_checks.Finding]]:
     """Both members' predictions with the typed checks applied (before the head reads
     them, so the score moves with them), and the findings."""
-    findings = typed_checks.check(item.context, item.response) if typed else []
+    findings = typed_checks.check(item.context, item.response, item.query) if typed else []
     if findings:
         learned = replace(learned, tokens=typed_checks.adjust(learned.tokens, findings))
         grounded = replace(grounded, tokens=typed_checks.adjust(grounded.tokens, findings))

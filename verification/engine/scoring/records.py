@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ..text.sentences import split_sentences
 from ..text.words import normalize_number
 from .findings import Finding
+from .typed_values import values
 
 #: A number, not part of a code such as "WM-7" (a letter and a hyphen before it).
 _NUMBER = re.compile(r"(?<![\w.])(?<![A-Za-z]-)\d[\d,]*(?:\.\d+)?(?![\w])")
@@ -139,6 +140,19 @@ def _mentions(sentence: str, name: str) -> bool:
     )
 
 
+def _partly_named_elsewhere(clause: str, said: str, table: Table, mine: Sequence[Cell]) -> bool:
+    """Whether another row holding `said` is named in part in the clause ("tomato and basil
+    soup at £5.50" for the row "Tomato & basil soup"): then the number is that row's."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", clause)}
+    for row in table.rows:
+        if row is mine or not any(c.number == said for c in row):
+            continue
+        name = _names(row)
+        if name is not None and words & {w.lower() for w in re.findall(r"[A-Za-z]{4,}", name.text)}:
+            return True
+    return False
+
+
 #: One answer sentence often walks through several rows, a clause each:
 #: "yogurt provides 100 kcal; almonds provide 164 kcal, and a banana 105 kcal".
 _CLAUSE = re.compile(r";|:\s|,\s+and\b|,\s+while\b|,\s+whereas\b")
@@ -161,6 +175,8 @@ def record_findings(
     """`found` with a `record` conflict for every number taken from another row (and
     any `match` on the same span dropped: the number is in the context, but not there)."""
     conflicts: list[Finding] = []
+    # a number inside a time or date ("7 pm", "7:30") is judged by the time check
+    clock = [(v.start, v.end) for v in values(answer) if v.kind in ("time", "date")]
     for table in tables(context):
         named = [(row, _names(row)) for row in table.rows]
         for clause_start, clause_end in _clauses(answer):
@@ -170,7 +186,12 @@ def record_findings(
                 continue
             (mine,) = hits
             for m in _NUMBER.finditer(text):
+                at = clause_start + m.start()
+                if any(a <= at < b for a, b in clock):
+                    continue
                 said = normalize_number(m.group())
+                if _partly_named_elsewhere(text, said, table, mine):
+                    continue
                 for col, cell in enumerate(mine):
                     others = {r[col].number for r in table.rows if r is not mine}
                     if cell.number is None or cell.number == said or said not in others:

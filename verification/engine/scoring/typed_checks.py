@@ -178,21 +178,30 @@ _APPROXIMATE = re.compile(
 
 
 def _derived(value: Value, stated: list[tuple[int, str, Value]], approximate: bool = False) -> bool:
-    """Whether a quantity is the difference or the sum of two comparable stated ones, or
-    the sum of all of them ("fell by 23 minutes" from 94 to 71; a total of transactions),
-    or a time is a stated time plus a stated duration."""
+    """Whether a quantity is the difference or the sum of two comparable stated ones, the
+    sum of all of them ("fell by 23 minutes" from 94 to 71; a total of transactions), or a
+    stated rate times a quantity from the user's question (passage -1: "€5 per month" for
+    "two months" is €10), or a time is a stated time plus a stated duration."""
     if value.kind == "time":
         return _time_plus_duration(value, stated)
     if value.kind != "quantity" or value.unit is None:
         return False
     target = value.base()
     nums = [c[2].base() for c in stated if _comparable(value, c[2])][:40]
+    # the user's own quantities ("if I freeze for two months") times a stated rate
+    counts = [
+        float(c[2].canon[0])
+        for c in stated
+        if c[0] == -1 and c[2].kind == "quantity" and 1 < c[2].canon[0] <= 1000
+    ]
 
     def close(x: float) -> bool:  # worked out exactly, or rounded where the answer says so
         if approximate:
             return rounded_equal(x, target)
         return abs(x - target) <= 1e-6 * max(1.0, abs(target))
 
+    if any(close(a * n) for a in nums for n in counts):
+        return True
     if len(nums) > 2 and close(sum(nums)):
         return True
     if any(close(abs(a - b)) or close(a + b) for k, a in enumerate(nums) for b in nums[k + 1 :]):
@@ -223,8 +232,11 @@ def _is_long(context: Sequence[str]) -> bool:
     return sum(len(p) for p in context) > LONG_CONTEXT_CHARS
 
 
-def value_findings(context: Sequence[str], answer: str) -> list[Finding]:
+def value_findings(context: Sequence[str], answer: str, query: str | None = None) -> list[Finding]:
+    """Typed values of the answer against the context. A value the user's own question
+    states ("I have a 15 kg dog") is the user's premise: restating it is no claim."""
     stated = [(i, p, v) for i, p in enumerate(context) for v in _with_years(values(p))]
+    asked = values(query) if query else []
     long_context = _is_long(context)
     out: list[Finding] = []
     for value in values(answer):
@@ -232,6 +244,9 @@ def value_findings(context: Sequence[str], answer: str) -> list[Finding]:
         if same:
             i, _, v = same[0]
             out.append(Finding(value.start, value.end, value.kind, "match", (i, v.start, v.end)))
+            continue
+        if any(v.same(value) for v in asked):
+            out.append(Finding(value.start, value.end, value.kind, "match"))
             continue
         rivals = [c for c in stated if _comparable(value, c[2])]
         renamed = [  # the same number in another unit: "5 miles" against "5 km"
@@ -248,7 +263,8 @@ def value_findings(context: Sequence[str], answer: str) -> list[Finding]:
                 if len(mine & _window_keys(c[1], c[2].start, c[2].end)) >= LONG_SLOT_WORDS
             ]
         said_about = _APPROXIMATE.search(answer[max(0, value.start - 25) : value.start])
-        if pool and _derived(value, stated, approximate=said_about is not None):
+        premises = [(-1, query or "", v) for v in asked]
+        if pool and _derived(value, stated + premises, approximate=said_about is not None):
             continue  # a difference or sum of stated values: worked out, not contradicted
         if pool:
             i, passage, v = _closest(answer, value, pool)
@@ -453,9 +469,10 @@ def class_findings(context: Sequence[str], answer: str, taken: Sequence[Finding]
     return out
 
 
-def check(context: Sequence[str], answer: str) -> list[Finding]:
-    """Every typed finding for `answer` against `context`, by position."""
-    found = value_findings(context, answer) + sentence_findings(context, answer)
+def check(context: Sequence[str], answer: str, query: str | None = None) -> list[Finding]:
+    """Every typed finding for `answer` against `context` (and the values of the user's
+    `query`, which the answer may restate), by position."""
+    found = value_findings(context, answer, query) + sentence_findings(context, answer)
     found += class_findings(context, answer, found)
     found = record_findings(context, answer, found)
     return sorted(found, key=lambda f: (f.start, f.end))

@@ -122,7 +122,20 @@ _QUANTITY = re.compile(
     rf"(?:[\s-]?(?P<unit>{_UNIT_RE})(?![a-zA-Z]))?",
     re.I,
 )
-_SPELLED = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.I)
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_UNITS_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+#: "forty-five" is 45, one value (not "forty" and "five").
+_SPELLED = re.compile(
+    r"\b(?:(?P<tens>"
+    + "|".join(_TENS)
+    + r")[\s-](?P<ones>"
+    + "|".join(_UNITS_WORDS)
+    + r")|("
+    + "|".join(NUMBER_WORDS)
+    + r"))\b",
+    re.I,
+)
+_ONES = {w: float(i + 1) for i, w in enumerate(_UNITS_WORDS)}
 _KEY_BEFORE = re.compile(r"[\"']?(?P<key>[A-Za-z][\w ]{0,40}?)[\"']?\s*[:=]\s*[\"']?-?$")
 
 
@@ -161,8 +174,8 @@ class Value:
         named by its key, "precip_probability": 0.1, in percent); the number as written
         when its unit has no size."""
         number = float(self.canon[0])
-        if self.unit == "fraction":
-            return number * 100
+        if self.unit == "fraction":  # 0.1 is 10 %; a "precip_prob" of 10 already is
+            return number * 100 if abs(number) <= 1 else number
         return number * SIZES[self.unit][1] if self.unit in SIZES else number
 
 
@@ -262,9 +275,36 @@ def values(text: str) -> list[Value]:
         else:
             add(Value(start, m.end(), "quantity", (round(num, 6),), unit))
     for m in _SPELLED.finditer(text):
-        word = m.group(1).lower()
+        if m["tens"]:
+            number = float(NUMBER_WORDS[m["tens"].lower()]) + _ONES[m["ones"].lower()]
+        else:
+            number = float(NUMBER_WORDS[m.group(3).lower()])
         tail = re.match(r"[\s-]?(" + _UNIT_RE + r")\b", text[m.end() :], re.I)
         unit = UNITS.get(tail.group(1).lower()) if tail else None
         end = m.end() + (tail.end() if tail else 0)
-        add(Value(m.start(), end, "quantity", (float(NUMBER_WORDS[word]),), unit))
-    return sorted(out, key=lambda v: v.start)
+        add(Value(m.start(), end, "quantity", (number,), unit))
+    return _compound_durations(text, sorted(out, key=lambda v: v.start))
+
+
+_JOINS_DURATION = re.compile(r"\s*(?:,|and)?\s*")
+
+
+def _compound_durations(text: str, found: list[Value]) -> list[Value]:
+    """ "6 hours 52 minutes" is one duration of 412 minutes, not two values."""
+    out: list[Value] = []
+    for v in found:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == v.kind == "quantity"
+            and (prev.unit, v.unit) in (("h", "min"), ("min", "s"), ("d", "h"))
+            and _JOINS_DURATION.fullmatch(text[prev.end : v.start])
+        ):
+            total = prev.base() + v.base()
+            unit = v.unit or "min"
+            out[-1] = Value(
+                prev.start, v.end, "quantity", (round(total / SIZES[unit][1], 6),), unit
+            )
+            continue
+        out.append(v)
+    return out
