@@ -191,3 +191,12 @@ def test_a_table_value_is_not_read_from_a_time_or_from_a_row_the_clause_names_in
     said = "Starters: tomato and basil soup at £5.50 and the chicken liver pâté at £7."
     assert conflicts(menu, said) == []
     assert conflicts(menu, "The chicken liver pâté costs 5.50.") == ["5.50"]
+
+
+def test_a_negated_condition_about_the_user_is_no_flip_and_a_negated_claim_still_is():
+    policy = (
+        "Return shipping is free for members of our Plus program; other customers pay a "
+        "flat $6.95 return shipping fee."
+    )
+    assert conflicts(policy, "Because you aren't a Plus member, a flat $6.95 fee applies.") == []
+    assert "n't" in conflicts(policy, "Return shipping isn't free for members of our Plus program.")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..text.sentences import split_sentences
+from ..text.sentences import clause_spans
 from ..text.words import normalize_number
 from .findings import Finding
 from .typed_values import values
@@ -153,33 +153,22 @@ def _partly_named_elsewhere(clause: str, said: str, table: Table, mine: Sequence
     return False
 
 
-#: One answer sentence often walks through several rows, a clause each:
-#: "yogurt provides 100 kcal; almonds provide 164 kcal, and a banana 105 kcal".
-_CLAUSE = re.compile(r";|:\s|,\s+and\b|,\s+while\b|,\s+whereas\b")
-
-
-def _clauses(answer: str) -> list[tuple[int, int]]:
-    out = []
-    for sentence in split_sentences(answer):
-        start = sentence.start
-        for brk in _CLAUSE.finditer(answer, sentence.start, sentence.end):
-            out.append((start, brk.start()))
-            start = brk.end()
-        out.append((start, sentence.end))
-    return [(a, b) for a, b in out if answer[a:b].strip()]
-
-
 def record_findings(
     context: Sequence[str], answer: str, found: Sequence[Finding] = ()
 ) -> list[Finding]:
     """`found` with a `record` conflict for every number taken from another row (and
     any `match` on the same span dropped: the number is in the context, but not there)."""
     conflicts: list[Finding] = []
-    # a number inside a time or date ("7 pm", "7:30") is judged by the time check
+    found_tables = tables(context)
+    if not found_tables:
+        return list(found)
+    # a number inside a time or date ("7 pm", "7:30") is judged by the time check; one
+    # answer sentence often walks through several rows, a clause each
     clock = [(v.start, v.end) for v in values(answer) if v.kind in ("time", "date")]
-    for table in tables(context):
+    clauses = clause_spans(answer)
+    for table in found_tables:
         named = [(row, _names(row)) for row in table.rows]
-        for clause_start, clause_end in _clauses(answer):
+        for clause_start, clause_end in clauses:
             text = answer[clause_start:clause_end]
             hits = [row for row, name in named if name and _mentions(text, name.text)]
             if len(hits) != 1:

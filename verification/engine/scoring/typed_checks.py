@@ -35,14 +35,14 @@ import itertools
 import re
 from collections.abc import Sequence
 
+from ..text.sentences import clause_spans
 from ..text.words import content_keys, stem
 from ..types import TokenProb
 from .findings import Finding
 from .records import record_findings
-from .typed_values import Value, compatible, rounded_equal, values
+from .typed_values import MONEY, Value, compatible, exactly_equal, rounded_equal, values
 from .word_classes import is_loose, members, word_class
 
-MONEY = frozenset({"usd", "eur", "gbp", "pound", "money"})
 #: A matched value's tokens end at most here: below any sensible token threshold.
 MATCH_CAP = 0.05
 #: A contradicted value is as sure as the model's most confident spans.
@@ -72,29 +72,36 @@ NEGATIVE_WORDS = re.compile(
     r"rather\s+than|instead\s+of|other\s+than)\b",
     re.IGNORECASE,
 )
-#: A negated "more than N" is an upper bound, and so is "up to N": "do not use for
-#: more than 10 days" and "you can use them for up to ten days" say the same.
-_NEGATED_EXCESS = re.compile(
-    r"(?:\b(?:not|no|never|cannot)\b|n['’]t\b)(?:\W+\w+){0,4}?\W+"
-    r"(?:more\s+than|exceed\w*|longer\s+than|over|beyond|above|in\s+excess\s+of)\b",
-    re.IGNORECASE,
-)
-#: Likewise a negated shortfall is a lower bound: "no component below 6.0" and "each
-#: component at least 6.0".
-_NEGATED_SHORTFALL = re.compile(
-    r"(?:\b(?:not|no|never|cannot)\b|n['’]t\b)(?:\W+\w+){0,4}?\W+"
-    r"(?:less\s+than|fewer\s+than|below|under|lower\s+than|short\s+of)\b",
-    re.IGNORECASE,
-)
-_LOWER_BOUND = re.compile(
-    r"\b(?:at\s+least|a\s+minimum\s+of|minimum|min|or\s+(?:more|above|higher|over)|"
-    r"no\s+less\s+than|not\s+less\s+than)\b",
-    re.IGNORECASE,
-)
-_UPPER_BOUND = re.compile(
-    r"\b(?:up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|"
-    r"maximum|max|within|or\s+(?:less|fewer)|limit(?:ed)?\s+(?:to|of))\b",
-    re.IGNORECASE,
+
+
+def _negated(words: str) -> re.Pattern[str]:
+    """A negation followed within four words by one of `words`."""
+    return re.compile(
+        r"(?:\b(?:not|no|never|cannot)\b|n['’]t\b)(?:\W+\w+){0,4}?\W+(?:" + words + r")\b",
+        re.IGNORECASE,
+    )
+
+
+#: A negated excess is an upper bound and a negated shortfall a lower one: "do not use
+#: for more than 10 days" says "up to ten days", "no component below 6.0" says "each at
+#: least 6.0". Pairs of (negated form, bound).
+_BOUNDS = (
+    (
+        _negated(r"more\s+than|exceed\w*|longer\s+than|over|beyond|above|in\s+excess\s+of"),
+        re.compile(
+            r"\b(?:up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|"
+            r"maximum|max|within|or\s+(?:less|fewer)|limit(?:ed)?\s+(?:to|of))\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        _negated(r"less\s+than|fewer\s+than|below|under|lower\s+than|short\s+of"),
+        re.compile(
+            r"\b(?:at\s+least|a\s+minimum\s+of|minimum|min|or\s+(?:more|above|higher|over)|"
+            r"no\s+less\s+than|not\s+less\s+than)\b",
+            re.IGNORECASE,
+        ),
+    ),
 )
 #: Negation words inside fixed phrases that negate nothing: "no later than 30 days"
 #: is "within 30 days".
@@ -124,17 +131,11 @@ ANTONYMS = [
     ("available", "unavailable"), ("mandatory", "optional"), ("required", "optional"),
     ("public", "private"), ("cheaper", "more expensive"), ("older", "younger"),
 ]  # fmt: skip
+#: A clause that opens with a condition or a reason states the user's case ("Because
+#: you aren't a Plus member, ..."), not a claim about the context.
+_CONDITION = re.compile(r"\s*(?:because|since|as|if|unless|when|whenever)\b", re.IGNORECASE)
 _PARTICLE = re.compile(r"\s*(?:no|yes)\b\s*[,.!:;-]", re.IGNORECASE)
 _OPPOSITE = {a: b for a, b in ANTONYMS} | {b: a for a, b in ANTONYMS}
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-#: Clauses are compared, not whole sentences: "Dogs are not allowed, but cats are
-#: welcome" holds a negated clause and an affirmed one.
-#: ", and" joins two statements often enough ("revenue rose 6 %, and the CEO said ...")
-#: that each side is compared on its own.
-_CLAUSE_BREAK = re.compile(
-    r";|:\s|,?\s+(?:but|while|whereas|although|though|yet)\b|,\s+(?:and|so|which)\b",
-    re.IGNORECASE,
-)
 
 
 def _window_keys(text: str, start: int, end: int, width: int = 60) -> set[str]:
@@ -177,28 +178,27 @@ _APPROXIMATE = re.compile(
 )
 
 
-def _derived(value: Value, stated: list[tuple[int, str, Value]], approximate: bool = False) -> bool:
+def _derived(
+    value: Value,
+    stated: list[tuple[int, str, Value]],
+    asked: Sequence[Value] = (),
+    approximate: bool = False,
+) -> bool:
     """Whether a quantity is the difference or the sum of two comparable stated ones, the
     sum of all of them ("fell by 23 minutes" from 94 to 71; a total of transactions), or a
-    stated rate times a quantity from the user's question (passage -1: "€5 per month" for
-    "two months" is €10), or a time is a stated time plus a stated duration."""
+    stated rate times a quantity `asked` in the user's question ("€5 per month" for "two
+    months" is €10), or a time is a stated time plus a stated duration."""
     if value.kind == "time":
         return _time_plus_duration(value, stated)
     if value.kind != "quantity" or value.unit is None:
         return False
     target = value.base()
     nums = [c[2].base() for c in stated if _comparable(value, c[2])][:40]
-    # the user's own quantities ("if I freeze for two months") times a stated rate
-    counts = [
-        float(c[2].canon[0])
-        for c in stated
-        if c[0] == -1 and c[2].kind == "quantity" and 1 < c[2].canon[0] <= 1000
-    ]
+    nums += [v.base() for v in asked if _comparable(value, v)]
+    counts = [float(v.canon[0]) for v in asked if v.kind == "quantity" and 1 < v.canon[0] <= 1000]
 
     def close(x: float) -> bool:  # worked out exactly, or rounded where the answer says so
-        if approximate:
-            return rounded_equal(x, target)
-        return abs(x - target) <= 1e-6 * max(1.0, abs(target))
+        return rounded_equal(x, target) if approximate else exactly_equal(x, target)
 
     if any(close(a * n) for a in nums for n in counts):
         return True
@@ -263,8 +263,7 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
                 if len(mine & _window_keys(c[1], c[2].start, c[2].end)) >= LONG_SLOT_WORDS
             ]
         said_about = _APPROXIMATE.search(answer[max(0, value.start - 25) : value.start])
-        premises = [(-1, query or "", v) for v in asked]
-        if pool and _derived(value, stated + premises, approximate=said_about is not None):
+        if pool and _derived(value, stated, asked, approximate=said_about is not None):
             continue  # a difference or sum of stated values: worked out, not contradicted
         if pool:
             i, passage, v = _closest(answer, value, pool)
@@ -278,24 +277,12 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
     return out
 
 
-def _sentences(text: str) -> list[tuple[int, int]]:
-    """Clause spans of `text` (sentences cut at contrastive conjunctions and semicolons)."""
-    out = []
-    for m in _SENTENCE.finditer(text):
-        start = m.start()
-        for brk in _CLAUSE_BREAK.finditer(m.group()):
-            out.append((start, m.start() + brk.start()))
-            start = m.start() + brk.end()
-        out.append((start, m.end()))
-    return [(s, e) for s, e in out if text[s:e].strip()]
-
-
 def _clause_keys(context: Sequence[str]) -> list[tuple[int, int, int, set[str]]]:
     """(passage, start, end, content keys) of every context clause, computed once."""
     return [
         (i, s, e, content_keys(passage[s:e]))
         for i, passage in enumerate(context)
-        for s, e in _sentences(passage)
+        for s, e in clause_spans(passage)
     ]
 
 
@@ -319,7 +306,7 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
     out: list[Finding] = []
     needed = LONG_SENTENCE_OVERLAP if _is_long(context) else SENTENCE_OVERLAP
     clauses = _clause_keys(context)
-    for s, e in _sentences(answer):
+    for s, e in clause_spans(answer):
         sentence = answer[s:e]
         keys = content_keys(sentence)
         best = _best_sentence(keys, clauses)
@@ -333,9 +320,14 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
         theirs = _negation(evidence)
         if (
             bool(ours) != bool(theirs)
+            and not _CONDITION.match(sentence)
             and not _structured(context[i])
             and not _same_polarity(sentence, evidence)
-            and _negates_shared_words(sentence, evidence)
+            and (
+                _negates_shared_words(sentence, ours, evidence)
+                if ours
+                else theirs is not None and _negates_shared_words(evidence, theirs, sentence)
+            )
         ):
             target = ours or _AUX.search(sentence)
             a, b = (s + target.start(), s + target.end()) if target else (s, e)
@@ -377,26 +369,15 @@ def _negation(text: str, pos: int = 0) -> re.Match[str] | None:
     return None
 
 
-def _negated_word(text: str) -> str | None:
-    """The first content word after the negation of `text` ("cannot be returned" -> returned)."""
-    m = _negation(text)
-    if m is None:
-        return None
-    for word in re.findall(r"[A-Za-z]+", text[m.end() :])[:6]:
-        if word.lower() not in _SKIP_AFTER_NEGATION:
-            return stem(word.lower())
-    return None
-
-
-def _negates_shared_words(sentence: str, evidence: str) -> bool:
+def _negates_shared_words(negated_side: str, negation: re.Match[str], other: str) -> bool:
     """Whether what one side negates is a word the other side says: "cannot be returned"
     against "can be returned" is a flip; "are not allowed on the trip" against "must
-    stay at home" restates it in other words."""
-    negated_side, other = (sentence, evidence) if _negation(sentence) else (evidence, sentence)
-    word = _negated_word(negated_side)
+    stay at home" restates it in other words. `negation` is the match in `negated_side`."""
+    following = re.findall(r"[A-Za-z]+", negated_side[negation.end() :])[:6]
+    word = next((w.lower() for w in following if w.lower() not in _SKIP_AFTER_NEGATION), None)
     if word is None:
         return False
-    return word in {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", other)}
+    return stem(word) in {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", other)}
 
 
 def _structured(passage: str) -> bool:
@@ -412,7 +393,7 @@ def _same_polarity(sentence: str, evidence: str) -> bool:
     bound ("no component below 6.0" / "each at least 6.0")."""
     if NEGATIVE_WORDS.search(sentence) or NEGATIVE_WORDS.search(evidence):
         return True
-    for negated, bound in ((_NEGATED_EXCESS, _UPPER_BOUND), (_NEGATED_SHORTFALL, _LOWER_BOUND)):
+    for negated, bound in _BOUNDS:
         if (negated.search(evidence) and bound.search(sentence)) or (
             negated.search(sentence) and bound.search(evidence)
         ):

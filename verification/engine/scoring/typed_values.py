@@ -14,6 +14,7 @@ abbreviation); in key: value data the key often carries the unit instead
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -69,7 +70,9 @@ KEY_UNITS = {"min": "min", "minutes": "min", "mins": "min", "km": "km", "kg": "k
              "ratio": "fraction"}  # fmt: skip
 #: Units that stand for several: "pounds" (weight or sterling), and the "money" a key
 #: such as "balance" names without saying which currency.
-COMPATIBLE = {"pound": {"lb", "gbp"}, "money": {"usd", "eur", "gbp", "pound"}, "fraction": {"%"}}
+#: Currency units, and the "money" a key such as "balance" names.
+MONEY = frozenset({"usd", "eur", "gbp", "pound", "money"})
+COMPATIBLE = {"pound": {"lb", "gbp"}, "money": MONEY - {"money"}, "fraction": {"%"}}
 
 
 #: Units of one dimension, with their size in its base unit: "two weeks" is "14 days",
@@ -184,10 +187,15 @@ class Value:
 ROUNDING = 0.025
 
 
+def exactly_equal(a: float, b: float) -> bool:
+    """Equal up to float noise."""
+    return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6)
+
+
 def rounded_equal(stated: float, said: float) -> bool:
     """Equal, or `said` is `stated` rounded to `said`'s own precision (within `ROUNDING`):
     "2.3" for 2.29, but not "2.29" for 2.3 (precision the context does not give)."""
-    if abs(stated - said) < 1e-6 * max(1.0, abs(stated)):
+    if exactly_equal(stated, said):
         return True
     if said == int(said) and stated == int(stated) and max(abs(said), abs(stated)) < 1000:
         return False  # small whole numbers are never rounded versions of each other

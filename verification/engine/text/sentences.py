@@ -115,3 +115,25 @@ def sentence_at(sentences: list[Sentence], start: int, end: int) -> Sentence | N
     """The sentence overlapping [start, end) the most (None when nothing overlaps)."""
     i = sentence_index_at(sentences, start, end)
     return None if i is None else sentences[i]
+
+
+#: Clauses are compared, not whole sentences: "Dogs are not allowed, but cats are
+#: welcome" holds a negated clause and an affirmed one, and ", and" joins two statements
+#: often enough ("revenue rose 6 %, and the CEO said ...") that each side stands alone.
+_CLAUSE_BREAK = re.compile(
+    r";|:\s|,?\s+(?:but|while|whereas|although|though|yet)\b|,\s+(?:and|so|which)\b",
+    re.IGNORECASE,
+)
+
+
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every clause of `text`: its sentences cut at contrastive
+    conjunctions, semicolons, colons and ", and / so / which"."""
+    out = []
+    for sentence in split_sentences(text):
+        start = sentence.start
+        for brk in _CLAUSE_BREAK.finditer(text, sentence.start, sentence.end):
+            out.append((start, brk.start()))
+            start = brk.end()
+        out.append((start, sentence.end))
+    return [(a, b) for a, b in out if text[a:b].strip()]

@@ -28,8 +28,8 @@ L2, non-negative weights on the probability features, L-BFGS-B).
 `--bias-shift` moves the fitted intercept (in logits) after fitting, and
 the head records it in its `meta`. The training rows' faithful answers are
 mostly extractive, while customers' faithful answers paraphrase: on the
-customer-style development cases (`bench/customer_cases.py` and the two
-sets in `bench/cases/`) the fitted head puts most faithful paraphrases
+customer-style development sets (`bench/customer_cases.py --cases
+bench/cases/...`) the fitted head puts most faithful paraphrases
 above 0.5. The shipped default uses -1.0, which moves the customer-style
 sets' balanced accuracy from 0.57 (unshifted) to 0.66 on average and costs 0.07 on
 the training rows' dev split (0.705 -> 0.635); figures in README
