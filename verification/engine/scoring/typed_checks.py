@@ -192,6 +192,8 @@ def _derived(
         return _time_plus_duration(value, stated)
     if value.kind != "quantity" or value.unit is None:
         return False
+    if _time_difference(value, stated):
+        return True
     target = value.base()
     nums = [c[2].base() for c in stated if _comparable(value, c[2])][:40]
     nums += [v.base() for v in asked if _comparable(value, v)]
@@ -225,6 +227,20 @@ def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> b
         (t.canon[0] * 60 + t.canon[1] + round(d / 60) - minutes) % (12 * 60) == 0
         for t in times
         for d in durations
+    )
+
+
+def _time_difference(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
+    """A duration that is the time between two stated times ("departs 08:21, arrives
+    08:49": a 28-minute journey; "10:05 scheduled, 10:50 expected": 45 minutes late)."""
+    if value.unit not in ("min", "h", "s"):
+        return False
+    minutes = value.base() / 60
+    times = sorted({c[2].canon[0] * 60 + c[2].canon[1] for c in stated if c[2].kind == "time"})[:40]
+    return any(
+        abs(((b - a) % (24 * 60)) - minutes) < 0.5 or abs(((a - b) % (24 * 60)) - minutes) < 0.5
+        for k, a in enumerate(times)
+        for b in times[k + 1 :]
     )
 
 
@@ -272,6 +288,8 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
             out.append(
                 Finding(value.start, value.end, value.kind, "conflict", (i, v.start, v.end), reason)
             )
+        elif _derived(value, stated, asked, approximate=said_about is not None):
+            continue  # worked out from values of another kind (a duration from two times)
         elif value.kind != "quantity" or value.unit is not None:
             out.append(Finding(value.start, value.end, value.kind, "absent"))
     return out
