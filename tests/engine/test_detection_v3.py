@@ -188,3 +188,45 @@ def test_every_sentence_of_an_answer_is_a_claim():
     )
     assert claims[0].markers  # a marked claim is searched first
     assert not any(string.whitespace == c.text for c in claims)
+
+
+def _conflicts(context, answer, query=None):
+    return [
+        answer[f.start : f.end]
+        for f in typed_checks.check(context, answer, query)
+        if f.verdict == "conflict"
+    ]
+
+
+def test_values_worked_out_from_the_answers_own_operands_are_no_contradiction():
+    booking = ('{"cancellation_policy": "Free up to 24 hours before; $20 per person after that"}',)
+    assert _conflicts(booking, "The charge is $20 per person, or $80 for your party of four.") == []
+    assert _conflicts(booking, "The charge is $20 per person, or $90 for your party of four.") == [
+        "$90"
+    ]
+    timetable = ("day,class,start,duration_min\nThursday,Pilates,19:00,50\nMonday,Spin,18:00,45",)
+    assert (
+        _conflicts(
+            timetable, "On Thursday a 50-minute Pilates class starts at 7 pm and ends at 7:50."
+        )
+        == []
+    )
+    rent = ("For annual rent below £50,000, the deposit is capped at five weeks' rent.",)
+    query = "My rent is £1,200 a month. What is the most my deposit can be?"
+    assert _conflicts(rent, "Your rent comes to £14,400 a year, well under £50,000.", query) == []
+
+
+def test_an_instruction_to_check_is_no_negation_flip():
+    manual = (
+        "If the display shows E24, the water is not draining. Check that the drain hose is not kinked.",
+    )
+    answer = "E24 means the water isn't draining: check the drain hose for kinks."
+    assert _conflicts(manual, answer) == []
+
+
+def test_a_weekday_the_context_uses_elsewhere_is_no_contradiction():
+    timetable = ("day,class,start\nMonday,Spin,18:00\nTuesday,Yoga,07:30",)
+    assert (
+        _conflicts(timetable, "Spin is on Monday at 6 pm. On Tuesday, yoga starts at 7:30 am.")
+        == []
+    )

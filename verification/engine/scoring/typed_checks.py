@@ -198,6 +198,7 @@ def _derived(
     nums = [c[2].base() for c in stated if _comparable(value, c[2])][:40]
     nums += [v.base() for v in asked if _comparable(value, v)]
     counts = [float(v.canon[0]) for v in asked if v.kind == "quantity" and 1 < v.canon[0] <= 1000]
+    counts += list(_CALENDAR_FACTORS)
 
     def close(x: float) -> bool:  # worked out exactly, or rounded where the answer says so
         return rounded_equal(x, target) if approximate else exactly_equal(x, target)
@@ -213,6 +214,34 @@ def _derived(
     return value.unit in MONEY and any(
         close(sum(trio)) for trio in itertools.combinations(nums[:25], 3)
     )
+
+
+#: A rate per day, week or month stated per week, month or year: "£1,200 a month" is
+#: £14,400 a year, "2 doses a day" is 14 a week.
+_CALENDAR_FACTORS = (7.0, 12.0, 24.0, 52.0, 365.0)
+_COUNT_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "twice": 2, "both": 2, "pair": 2, "couple": 2,
+}  # fmt: skip
+
+
+def _own_operands(answer: str, value: Value) -> list[Value]:
+    """The other values of the answer's sentence around `value`, and its counts ("your
+    party of four"): a worked-out value is often stated beside what it was worked out
+    from ("$20 per person, or $80 for your party of four"; "a 50-minute class from 7 pm,
+    ending at 7:50"). A wrong operand is checked on its own."""
+    lo, hi = sentence_around(answer, value.start, value.end)
+    sentence = answer[lo:hi]
+    own = [
+        Value(v.start + lo, v.end + lo, v.kind, v.canon, v.unit)
+        for v in values(sentence)
+        if (v.start + lo, v.end + lo) != (value.start, value.end)
+    ]
+    for m in re.finditer(r"[A-Za-z]+", sentence):
+        n = _COUNT_WORDS.get(m.group().lower())
+        if n is not None:
+            own.append(Value(lo + m.start(), lo + m.end(), "quantity", (float(n),), None))
+    return own
 
 
 def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
@@ -279,7 +308,10 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
                 if len(mine & _window_keys(c[1], c[2].start, c[2].end)) >= LONG_SLOT_WORDS
             ]
         said_about = _APPROXIMATE.search(answer[max(0, value.start - 25) : value.start])
-        if pool and _derived(value, stated, asked, approximate=said_about is not None):
+        own = _own_operands(answer, value)
+        operands = stated + [(-1, answer, v) for v in own if v.kind != "quantity" or v.unit]
+        premises = [*asked, *(v for v in own if v.kind == "quantity")]
+        if pool and _derived(value, operands, premises, approximate=said_about is not None):
             continue  # a difference or sum of stated values: worked out, not contradicted
         if pool:
             i, passage, v = _closest(answer, value, pool)
@@ -288,7 +320,7 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
             out.append(
                 Finding(value.start, value.end, value.kind, "conflict", (i, v.start, v.end), reason)
             )
-        elif _derived(value, stated, asked, approximate=said_about is not None):
+        elif _derived(value, operands, premises, approximate=said_about is not None):
             continue  # worked out from values of another kind (a duration from two times)
         elif value.kind != "quantity" or value.unit is not None:
             out.append(Finding(value.start, value.end, value.kind, "absent"))
@@ -324,6 +356,9 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
     out: list[Finding] = []
     needed = LONG_SENTENCE_OVERLAP if _is_long(context) else SENTENCE_OVERLAP
     clauses = _clause_keys(context)
+    # A class word the context uses elsewhere may be aligned with the wrong clause (a
+    # timetable names every weekday): only a word it never uses is a contradiction.
+    used = {w.lower() for p in context for w in re.findall(r"[A-Za-z]+", p)}
     for s, e in clause_spans(answer):
         sentence = answer[s:e]
         keys = content_keys(sentence)
@@ -370,7 +405,7 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
                 )
                 continue
             rival = _rival(word, their_lower)
-            if rival is not None and not _hedged(sentence, m.start()):
+            if rival is not None and not _hedged(sentence, m.start()) and word not in used:
                 reason = f"different {word_class(word)}: the answer says '{m.group()}' where the context says '{rival}'"
                 out.append(
                     Finding(s + m.start(), s + m.end(), "class", "conflict", (i, cs, ce), reason)
@@ -411,6 +446,8 @@ def _same_polarity(sentence: str, evidence: str) -> bool:
     bound ("no component below 6.0" / "each at least 6.0")."""
     if NEGATIVE_WORDS.search(sentence) or NEGATIVE_WORDS.search(evidence):
         return True
+    if _CHECK_THAT.search(sentence) or _CHECK_THAT.search(evidence):
+        return True
     for negated, bound in _BOUNDS:
         if (negated.search(evidence) and bound.search(sentence)) or (
             negated.search(sentence) and bound.search(evidence)
@@ -418,6 +455,13 @@ def _same_polarity(sentence: str, evidence: str) -> bool:
             return True
     return False
 
+
+#: An instruction to check something states no fact either way: "check that the hose
+#: is not kinked" says what "check the hose for kinks" says.
+_CHECK_THAT = re.compile(
+    r"\b(?:check|make\s+sure|ensure|verify|confirm|see)\b(?:\s+(?:that|whether|if|for))?",
+    re.IGNORECASE,
+)
 
 _HEDGE = re.compile(
     r"\b(?:chance|chances|risk|probability|likelihood|possibility|odds|hint|threat)\s+of\s+"
