@@ -230,3 +230,28 @@ def test_a_weekday_the_context_uses_elsewhere_is_no_contradiction():
         _conflicts(timetable, "Spin is on Monday at 6 pm. On Tuesday, yoga starts at 7:30 am.")
         == []
     )
+
+
+def test_a_name_swapped_with_another_entity_of_the_context_is_a_contradiction():
+    context = (
+        "The 2025 budget was approved by Priya Shah on 3 March. "
+        "Marco Rossi requested an extra 5% for the design team.",
+    )
+    swapped = run(context, "Marco Rossi approved the budget on 3 March.", "Who approved it?")
+    right = run(context, "Priya Shah approved the budget on 3 March.", "Who approved it?")
+    [span] = [s for s in swapped.spans if s.label == "contradiction"]
+    assert span.text == "Marco Rossi"
+    assert "Priya Shah" in span.reason
+    assert span.evidence is not None
+    assert "approved by Priya Shah" in span.evidence.text
+    assert swapped.detected is True
+    assert not [s for s in right.spans if s.label == "contradiction"]
+
+
+def test_an_acquisition_told_backwards_is_caught_and_the_passive_is_not():
+    context = ("Acme Corp acquired Beta Labs in 2021 for $40 million.",)
+    assert _conflicts(context, "Beta Labs acquired Acme Corp in 2021.") == [
+        "Beta Labs",
+        "Acme Corp",
+    ]
+    assert _conflicts(context, "Beta Labs was acquired by Acme Corp in 2021.") == []

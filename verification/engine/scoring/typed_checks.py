@@ -22,7 +22,9 @@ a closed word class (`word_classes`: "green" where the context says "orange",
 "half pay" against "full pay"); in a short context the specific classes
 (colours, weather, weekdays, frequencies) are compared anywhere. And a number
 read from another row of a table (`records`: "Bergen ... founded in 1040" when
-1040 is Oslo's row) is a contradiction with the right cell as evidence.
+1040 is Oslo's row) is a contradiction with the right cell as evidence, and so is a
+name from the context in another entity's role (`roles`: "Marco approved" where the
+context's Priya approved what Marco requested).
 
 `adjust(tokens, findings)` applies the findings to any detector's token
 probabilities; the default detector does so before its response head reads
@@ -40,6 +42,7 @@ from ..text.words import content_keys, stem
 from ..types import TokenProb
 from .findings import Finding
 from .records import record_findings
+from .roles import role_findings
 from .typed_values import MONEY, Value, compatible, exactly_equal, rounded_equal, values
 from .word_classes import is_loose, members, word_class
 
@@ -517,6 +520,7 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     `query`, which the answer may restate), by position."""
     found = value_findings(context, answer, query) + sentence_findings(context, answer)
     found += class_findings(context, answer, found)
+    found += role_findings(context, answer)
     found = record_findings(context, answer, found)
     return sorted(found, key=lambda f: (f.start, f.end))
 
