@@ -74,6 +74,23 @@ class GlobalSettingsForm(forms.Form):
     token_threshold = number(
         "Token threshold", "A token this likely to be unsupported is marked (0–1).", 0, 1
     )
+    uncertain_below = number(
+        "Uncertain below the threshold",
+        "Scores this far under the threshold are 'uncertain' (0 turns it off).",
+        0,
+        1,
+    )
+    uncertain_above = number(
+        "Uncertain above the threshold",
+        "Scores this far over the threshold are 'uncertain' unless a contradiction decided them.",
+        0,
+        1,
+    )
+    on_uncertain = forms.ChoiceField(
+        choices=[("pass", "pass, marked uncertain"), ("flag", "flag as a hallucination")],
+        label="Uncertain answers",
+        help_text="What happens to an answer whose score falls in the uncertainty band.",
+    )
     aggregation = forms.ChoiceField(
         label="Answer score from spans",
         help_text="How the scores of an answer's spans combine into its score.",
@@ -178,6 +195,9 @@ class GlobalSettingsForm(forms.Form):
         "default_mode": (("default_mode",), VALUE),
         "threshold": (("threshold",), VALUE),
         "token_threshold": (("token_threshold",), VALUE),
+        "uncertain_below": (("uncertain_below",), VALUE),
+        "uncertain_above": (("uncertain_above",), VALUE),
+        "on_uncertain": (("on_uncertain",), VALUE),
         "aggregation": (("aggregation",), VALUE),
         "cost_weight": (("cost_weight",), VALUE),
         "skip_query_types": (("skip_query_types",), CHOICES),

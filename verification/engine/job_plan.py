@@ -57,6 +57,11 @@ def detection_config(policy: PolicyDocument, threshold: float) -> DetectionConfi
         token_threshold=policy.token_threshold,
         aggregation=policy.aggregation,
         skip_query_types=tuple(policy.skip_query_types),
+        uncertain_band=(
+            max(0.0, threshold - policy.uncertain_below),
+            min(1.0, threshold + policy.uncertain_above),
+        ),
+        on_uncertain=policy.on_uncertain,
     )
 
 

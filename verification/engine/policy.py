@@ -43,6 +43,11 @@ DEFAULT_WARNING = (
 )
 
 
+#: The uncertainty band around the threshold, fitted on the development sets.
+DEFAULT_UNCERTAIN_BELOW = 0.1
+DEFAULT_UNCERTAIN_ABOVE = 0.15
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -146,6 +151,13 @@ class PolicyDocument(_Strict):
     # Gateway: refuse (400) a chat request with no context to verify against, rather than
     # forward an answer nobody can check.
     require_context: bool = False
+    # An honest third outcome: an answer scored within `uncertain_below` under or
+    # `uncertain_above` over the threshold gets `verdict: "uncertain"` (0 and 0: never);
+    # `on_uncertain` says whether it passes (with the verdict as the note) or is flagged.
+    # The defaults are fitted on the development sets (README "Uncertain verdicts").
+    uncertain_below: float = Field(DEFAULT_UNCERTAIN_BELOW, ge=0, le=1)
+    uncertain_above: float = Field(DEFAULT_UNCERTAIN_ABOVE, ge=0, le=1)
+    on_uncertain: Literal["pass", "flag"] = "pass"
 
     @field_validator("decisions")
     @classmethod

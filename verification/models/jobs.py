@@ -73,6 +73,8 @@ class VerificationJob(models.Model):
     final_score = models.FloatField(null=True, blank=True, help_text="score of final_response")
     threshold = models.FloatField(null=True, blank=True)
     detected = models.BooleanField(null=True, blank=True)
+    #: hallucinated | faithful | uncertain ("" until verified; engine `DetectionResult`)
+    verdict = models.CharField(max_length=16, blank=True, default="")
     risk_level = models.CharField(max_length=16, blank=True, default="")
     final_response = models.TextField(blank=True, default="")
     iterations = models.PositiveIntegerField(default=0)
