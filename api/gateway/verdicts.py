@@ -92,6 +92,7 @@ def start_jobs(
             decision=options.decision,
             threshold=options.threshold,
             metadata={"source": "gateway", "context": grounding.status, "choice": i},
+            interactive=True,
         )
         for i, answer in enumerate(answers)
     ]
