@@ -42,6 +42,10 @@ DEFAULT_WARNING = (
     "(hallucination score {score:.2f}): {spans}"
 )
 
+DEFAULT_UNVERIFIED_NOTE = (
+    "(Unverified: this answer could not be checked against its sources in time.)"
+)
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -146,6 +150,11 @@ class PolicyDocument(_Strict):
     # Gateway: refuse (400) a chat request with no context to verify against, rather than
     # forward an answer nobody can check.
     require_context: bool = False
+    # Gateway: what a reply does when its verdict is not ready within
+    # TRUTHLENS_GATEWAY_WAIT_SECONDS: pass the answer with `unverified_note` shown
+    # (appended to prose; in `truthlens.note` and the headers always), or refuse it (503).
+    on_unverified: Literal["pass_with_note", "refuse"] = "pass_with_note"
+    unverified_note: str = Field(DEFAULT_UNVERIFIED_NOTE, min_length=1, max_length=500)
 
     @field_validator("decisions")
     @classmethod

@@ -40,9 +40,7 @@ MITIGATE = Route("truthlens.mitigate", "mitigate", "mitigate_interactive")
 STAGE_TASKS = {JobStage.DETECT: DETECT, JobStage.MITIGATE: MITIGATE}
 
 
-def enqueue_stage(
-    job_id: uuid.UUID, stage: str, interactive: bool | None = None
-) -> OutboxMessage:
+def enqueue_stage(job_id: uuid.UUID, stage: str, interactive: bool | None = None) -> OutboxMessage:
     """Record the message that runs `stage` for the job, and publish it once the
     surrounding transaction commits (the relay retries what the broker refused).
     `interactive` picks the queue; None reads it from the job."""
