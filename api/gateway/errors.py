@@ -26,6 +26,7 @@ _OPENAI_TYPES = {
     403: "permission_error",
     404: "not_found_error",
     413: "invalid_request_error",
+    431: "invalid_request_error",
     415: "invalid_request_error",
     429: "rate_limit_error",
 }
@@ -50,7 +51,7 @@ def gateway_exception_handler(exc, context):
         body["error"] = openai_error(
             response.status_code,
             message,
-            param=errors[0]["field"] if errors else None,
+            param=errors[0]["field"] if errors else getattr(exc, "param", None),
             code=body["type"].rsplit("/", 1)[-1],
         )
         response.content_type = "application/json"
