@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from verification.engine.policy import PolicyDocument
 
-from .answers import checkable_text
+from .answers import checkable_text, content_text
 from .grounding import Grounding
+from .json_answer import JsonAnswer, response_schema
 from .options import Options
 from .params import wants_json
 from .verdicts import Verdict, finish_jobs, note_for_late, start_jobs, unverified, verdict_of
@@ -42,10 +43,14 @@ def verify_completion(
     reason = "context missing" if grounding.status == "missing" else "no context"
     done = [v or unverified(texts[i][1] or reason, grounding) for i, v in enumerate(verdicts)]
     note = note_for_late(done, policy)
+    schema = response_schema(params)
     for choice, verdict, (text, _) in zip(choices, done, texts, strict=True):
         message = choice.setdefault("message", {})
         message.pop("provider_specific_fields", None)
         choice.pop("provider_specific_fields", None)
+        answer = JsonAnswer.parse(content_text(message.get("content"))) if json_mode else None
+        if answer is not None and verdict.job is not None:
+            answer.adapt(verdict.truthlens, schema)
         if text is not None and not json_mode and not message.get("tool_calls"):
             message["content"] = verdict.content(message["content"], True)
             if verdict.late:

@@ -23,6 +23,7 @@ from verification.tenant_config import client_for
 
 from .answers import checkable_text
 from .errors import late_error, openai_error, upstream_error_response
+from .json_answer import JsonAnswer, response_schema
 from .params import wants_json
 from .sentences import SentenceChecker, sentence_checker
 from .verdicts import (
@@ -79,7 +80,8 @@ def stream_response(
 
     def events():
         answers: dict[int, _Answer] = {}
-        checker = sentence_checker(grounding, policy, options)
+        # sentences of raw JSON text would run across fields: a JSON answer gets the verdict only
+        checker = None if wants_json(params) else sentence_checker(grounding, policy, options)
         try:
             yield from relay(answers, checker)
         finally:
@@ -148,6 +150,10 @@ def stream_response(
             tenant, api_key, grounding, [texts[i][0] for i in todo], messages, model, options, call
         )
         verdicts = [verdict_of(job, grounding) for job in finish_jobs(jobs)]
+        if json_mode:  # spans and corrections in the terms of the JSON the client got
+            for i, v in zip(todo, verdicts, strict=True):
+                if answer := JsonAnswer.parse(answers[i].text):
+                    answer.adapt(v.truthlens, response_schema(params))
         verdict = dict(verdicts[0].truthlens)
         if len(answers) > 1:
             verdict["choices"] = [
