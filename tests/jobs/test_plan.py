@@ -101,7 +101,9 @@ def test_enqueue_stage_writes_the_outbox_row_for_the_stage_task(tenant_a):
     route = STAGE_TASKS[JobStage.MITIGATE]
     assert (message.task, message.queue) == (route.task, route.queue)
     assert OutboxMessage.objects.filter(job=job, task="truthlens.mitigate").count() == 1
-    assert enqueue_stage(job.pk, JobStage.MITIGATE, interactive=True).queue == "mitigate_interactive"
+    assert (
+        enqueue_stage(job.pk, JobStage.MITIGATE, interactive=True).queue == "mitigate_interactive"
+    )
     with pytest.raises(ValueError, match="no task runs the stage"):
         enqueue_stage(job.pk, "mitigating")  # not a stage anything waits in
 
