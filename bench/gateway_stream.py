@@ -41,7 +41,7 @@ from rest_framework.test import APIClient  # noqa: E402
 from bench.metrics import percentile  # noqa: E402
 from tenants.models import ApiKey, LLMSettings, Tenant  # noqa: E402
 from tests.fixtures.fake_llm import FakeLLM, Reply  # noqa: E402
-from tests.fixtures.workers import WorkerProcess, _worker_env  # noqa: E402
+from tests.fixtures.workers import ALL_QUEUES, WorkerProcess, _worker_env  # noqa: E402
 
 DOC = (
     "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris. "
@@ -116,7 +116,7 @@ def main() -> None:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
     log = Path(tempfile.mkdtemp()) / "worker.log"
-    worker = WorkerProcess(_worker_env(), log, "detect,mitigate,webhooks,maintenance", False)
+    worker = WorkerProcess(_worker_env(), log, ALL_QUEUES, False)
     worker.wait_ready()
     try:
         one(client, fake, True, 0.0)  # warm-up: detector and classifier loads

@@ -63,6 +63,19 @@ class GlobalSettingsForm(forms.Form):
         label="Require a context",
         help_text="Gateway: refuse chat requests that carry no context to verify against.",
     )
+    on_unverified = forms.ChoiceField(
+        choices=[
+            ("pass_with_note", "Pass the answer with the note below"),
+            ("refuse", "Refuse the answer (503)"),
+        ],
+        label="When verification is late",
+        help_text="Gateway: what a reply does when its verdict is not ready in time.",
+    )
+    unverified_note = forms.CharField(
+        max_length=500,
+        label="Unverified note",
+        help_text="Shown after an answer that went out unverified.",
+    )
     default_mode = forms.ChoiceField(
         choices=MODES_AUTO,
         label="Default mode",
@@ -192,6 +205,8 @@ class GlobalSettingsForm(forms.Form):
     PATHS: dict[str, tuple[tuple[str, ...], str]] = {
         "enabled": (("enabled",), VALUE),
         "require_context": (("require_context",), VALUE),
+        "on_unverified": (("on_unverified",), VALUE),
+        "unverified_note": (("unverified_note",), VALUE),
         "default_mode": (("default_mode",), VALUE),
         "threshold": (("threshold",), VALUE),
         "token_threshold": (("token_threshold",), VALUE),

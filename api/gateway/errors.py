@@ -26,6 +26,7 @@ _OPENAI_TYPES = {
     403: "permission_error",
     404: "not_found_error",
     413: "invalid_request_error",
+    431: "invalid_request_error",
     415: "invalid_request_error",
     429: "rate_limit_error",
 }
@@ -50,7 +51,7 @@ def gateway_exception_handler(exc, context):
         body["error"] = openai_error(
             response.status_code,
             message,
-            param=errors[0]["field"] if errors else None,
+            param=errors[0]["field"] if errors else getattr(exc, "param", None),
             code=body["type"].rsplit("/", 1)[-1],
         )
         response.content_type = "application/json"
@@ -87,3 +88,27 @@ def upstream_error_response(exc: LLMError) -> Response:
 def _retry_after(exc: BaseException | None) -> str | None:
     seconds = retry_after_s(exc)
     return str(max(1, round(seconds))) if seconds is not None else None
+
+
+def late_error(late_ids: list[str]) -> dict[str, Any]:
+    """The `error` object of an answer refused because its verdict was late."""
+    return openai_error(
+        503,
+        "the answer could not be verified in time and this tenant's policy refuses "
+        f"unverified answers (on_unverified: refuse); verifications: {', '.join(late_ids)}",
+        code="verification_timeout",
+    )
+
+
+def late_response(late_ids: list[str]) -> Response:
+    """503 for an answer the policy refuses unverified. Not retried by the SDKs
+    (`x-should-retry: false`): a retry pays for another upstream call under the same load."""
+    error = late_error(late_ids)
+    body = problem(503, error["message"], slug="verification-timeout", title="Verification late")
+    body["error"] = error
+    body["truthlens"] = {"verified": False, "reason": "timeout", "ids": late_ids}
+    response = Response(body, status=503, content_type="application/json")
+    response["x-should-retry"] = "false"
+    response["X-TruthLens-Verified"] = "false"
+    response["X-TruthLens-Unverified-Reason"] = "timeout"
+    return response

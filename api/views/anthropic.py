@@ -13,9 +13,10 @@ from ..authentication import ApiKeyOrXApiKeyAuthentication
 from ..gateway.anthropic import to_anthropic, to_openai
 from ..gateway.anthropic_stream import messages_stream_response
 from ..gateway.completion import verify_completion
-from ..gateway.errors import upstream_error_response
+from ..gateway.errors import late_response, upstream_error_response
 from ..gateway.grounding import grounding_for
 from ..gateway.params import split_params
+from ..gateway.verdicts import VerdictLate
 from .gateway import GatewayView, with_headers
 
 
@@ -49,8 +50,11 @@ class Messages(GatewayView):
             reply = forward(client_for(llm), model_config(llm, model), messages, params, extra_body)
         except LLMError as exc:
             return upstream_error_response(exc)
-        completion, headers = verify_completion(
-            self.tenant, request.auth, reply.response, reply.call, model, messages,
-            options, grounding, params,
-        )  # fmt: skip
+        try:
+            completion, headers = verify_completion(
+                self.tenant, request.auth, reply.response, reply.call, model, messages,
+                options, grounding, params, policy,
+            )  # fmt: skip
+        except VerdictLate as exc:
+            return late_response([v.truthlens["id"] for v in exc.late])
         return with_headers(to_anthropic(completion, tool_names), headers)

@@ -27,11 +27,12 @@ from verification.models import VerificationJob
 from verification.tenant_config import client_for, model_config, policy_for
 
 from ..gateway.completion import verify_completion
-from ..gateway.errors import gateway_exception_handler, upstream_error_response
+from ..gateway.errors import gateway_exception_handler, late_response, upstream_error_response
 from ..gateway.grounding import grounding_for
 from ..gateway.options import Options, options_from
 from ..gateway.params import split_params
 from ..gateway.streaming import stream_response
+from ..gateway.verdicts import VerdictLate
 from ..serializers import MessageSerializer
 from .base import TenantScopedView
 
@@ -114,8 +115,11 @@ class ChatCompletions(GatewayView):
             reply = forward(client_for(llm), config, messages, params, extra_body)
         except LLMError as exc:
             return upstream_error_response(exc)
-        completion, headers = verify_completion(
-            self.tenant, request.auth, reply.response, reply.call, model, messages,
-            options, grounding, params,
-        )  # fmt: skip
+        try:
+            completion, headers = verify_completion(
+                self.tenant, request.auth, reply.response, reply.call, model, messages,
+                options, grounding, params, policy,
+            )  # fmt: skip
+        except VerdictLate as exc:
+            return late_response([v.truthlens["id"] for v in exc.late])
         return with_headers(completion, headers)

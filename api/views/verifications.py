@@ -124,6 +124,7 @@ class VerificationListCreate(TenantScopedView):
                     callback_url=v.get("callback_url") or "",
                     metadata=v.get("metadata") or {},
                     knowledge_base_id=knowledge_base.pk if knowledge_base else None,
+                    interactive=bool(v["wait"]),
                 ),
                 api_key=request.auth,
                 idempotency_key=key,

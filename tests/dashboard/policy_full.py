@@ -44,6 +44,8 @@ FULL: dict[str, Any] = {
     "cost_weight": 2.5,
     "allowed_modes": ["premium", "standard"],
     "require_context": True,
+    "on_unverified": "refuse",
+    "unverified_note": "(Not verified in time.)",
     "decisions": [
         {
             "name": "medical",

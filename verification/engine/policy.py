@@ -42,6 +42,10 @@ DEFAULT_WARNING = (
     "(hallucination score {score:.2f}): {spans}"
 )
 
+DEFAULT_UNVERIFIED_NOTE = (
+    "(Unverified: this answer could not be checked against its sources in time.)"
+)
+
 
 #: The uncertainty band around the threshold, fitted on the development sets.
 DEFAULT_UNCERTAIN_BELOW = 0.1
@@ -158,6 +162,11 @@ class PolicyDocument(_Strict):
     uncertain_below: float = Field(DEFAULT_UNCERTAIN_BELOW, ge=0, le=1)
     uncertain_above: float = Field(DEFAULT_UNCERTAIN_ABOVE, ge=0, le=1)
     on_uncertain: Literal["pass", "flag"] = "pass"
+    # Gateway: what a reply does when its verdict is not ready within
+    # TRUTHLENS_GATEWAY_WAIT_SECONDS: pass the answer with `unverified_note` shown
+    # (appended to prose; in `truthlens.note` and the headers always), or refuse it (503).
+    on_unverified: Literal["pass_with_note", "refuse"] = "pass_with_note"
+    unverified_note: str = Field(DEFAULT_UNVERIFIED_NOTE, min_length=1, max_length=500)
 
     @field_validator("decisions")
     @classmethod
