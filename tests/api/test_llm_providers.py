@@ -6,7 +6,7 @@ import pytest
 
 from tenants.audit import AuditEvent
 from tenants.llm_providers import LLMProvider
-from tenants.models import LLMSettings, Plan, Policy
+from tenants.models import Plan, Policy, Tenant
 from tests.fixtures.fake_llm import Reply
 from verification.actions.claim import claim
 from verification.models import UsageRecord, VerificationJob
@@ -42,7 +42,7 @@ def test_crud_never_returns_the_key_and_keeps_it_encrypted(client_a, tenant_a, f
     assert SECRET not in stored.api_key_encrypted
     assert stored.api_key == SECRET
     # the first provider makes the tenant's LLM runnable: its first model refines
-    assert LLMSettings.objects.get(tenant=tenant_a.tenant).default_model == "openai/primary"
+    assert Tenant.objects.get(pk=tenant_a.tenant.pk).default_model == "openai/primary"
 
     listed = client_a.get("/v1/llm-providers").json()
     assert [p["name"] for p in listed] == ["Local"]
@@ -152,8 +152,9 @@ def test_each_model_is_called_with_its_own_providers_credentials(client_a, tenan
         },
         format="json",
     )
-    llm = LLMSettings.objects.get(tenant=tenant_a.tenant)
-    first, second = model_config(llm, "openai/judge"), model_config(llm, "anthropic/claude-x")
+    tenant_id = tenant_a.tenant.pk
+    first = model_config(tenant_id, "openai/judge")
+    second = model_config(tenant_id, "anthropic/claude-x")
     assert (first.api_key, first.api_base) == (SECRET, fake_llm.api_base)
     assert (second.api_key, second.api_base, second.timeout_s) == (
         "sk-second",

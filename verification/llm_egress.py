@@ -1,0 +1,114 @@
+"""Every connection litellm opens goes to an address checked at that moment.
+
+A provider's API base is checked when it is saved (a form error the tenant can fix),
+but a name that resolved to a public address then may resolve to an internal one
+now (DNS rebinding). So the HTTP clients litellm uses (`litellm.client_session` for
+the OpenAI SDK, `litellm.sync_transport` for its own handler) connect through
+`GuardedBackend`: it resolves the host itself, refuses it unless every address is
+public or allowed by `TRUTHLENS_LLM_ALLOWED_HOSTS` (read at each connection), and
+connects to the address it checked, with no second lookup. TLS still verifies the
+certificate against the host name. Retries, redirects and Test connection go
+through the same check, as webhooks do at delivery.
+"""
+
+from __future__ import annotations
+
+import threading
+import typing
+
+import httpcore
+import httpx
+from django.conf import settings
+
+from .engine.mitigation.llm_types import AddressRefused
+from .webhooks.urlguard import NonPublicAddress, UnsafeUrl, check_url
+
+#: The setting an operator uses to let tenants reach a private or loopback address.
+ALLOW_SETTING = "TRUTHLENS_LLM_ALLOWED_HOSTS"
+
+
+def allowed_hosts() -> list[str]:
+    return list(settings.TRUTHLENS["LLM_ALLOWED_HOSTS"])
+
+
+def refusal(exc: UnsafeUrl) -> str:
+    """The guard's reason, naming the operator's way out when the address is private."""
+    if isinstance(exc, NonPublicAddress):
+        return f"{exc}; an operator can allow it with {ALLOW_SETTING}"
+    return str(exc)
+
+
+def check_api_base(url: str) -> None:
+    """Raise `UnsafeUrl` (with `refusal`'s words) unless `url` may be called now."""
+    try:
+        check_url(url, allowed_hosts())
+    except UnsafeUrl as exc:
+        raise UnsafeUrl(refusal(exc)) from exc
+
+
+class RefusedConnection(httpcore.ConnectError, AddressRefused):
+    """httpx reports it as a connection error; the engine does not retry it."""
+
+
+class GuardedBackend(httpcore.NetworkBackend):
+    """httpcore's sync backend, connecting only to vetted addresses."""
+
+    def __init__(self) -> None:
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        literal = f"[{host}]" if ":" in host else host
+        try:
+            checked = check_url(f"http://{literal}:{port}/", allowed_hosts())
+        except UnsafeUrl as exc:
+            raise RefusedConnection(f"TruthLens refused to connect: {refusal(exc)}") from exc
+        return self._inner.connect_tcp(
+            checked.address, port, timeout, local_address, socket_options
+        )
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        raise RefusedConnection("TruthLens refused to connect: unix sockets are not allowed")
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class GuardedTransport(httpx.HTTPTransport):
+    """httpx's transport over `GuardedBackend` (httpx takes no backend argument, so the
+    pool it builds is replaced by the same pool on ours)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(),
+            network_backend=GuardedBackend(),
+        )
+
+
+_installed = threading.Lock()
+_done = False
+
+
+def guard_litellm() -> None:
+    """Route litellm's HTTP through the guard (once per process, before its first call)."""
+    global _done
+    if _done:
+        return
+    with _installed:
+        if _done:
+            return
+        import litellm
+
+        transport = GuardedTransport()
+        litellm.sync_transport = transport
+        litellm.client_session = httpx.Client(
+            transport=transport, follow_redirects=False, trust_env=False, timeout=None
+        )
+        _done = True
