@@ -66,7 +66,7 @@ def field_errors(
 ) -> dict[str, str]:
     """What is wrong with a provider's prefix, model names and API base ({} when fine);
     the API's serializer and the dashboard's form both ask here."""
-    from verification.llm_egress import check_api_base
+    from verification.egress import check_api_base
     from verification.webhooks.urlguard import UnsafeUrl
 
     errors: dict[str, str] = {}
@@ -115,7 +115,7 @@ def check_connection(provider: LLMProvider, model: str | None = None) -> Connect
     """One real, tiny call through litellm (at most 5 answer tokens, no retries, the
     address checked at this moment): the model's answer, or the provider's error in
     plain words. Never raises."""
-    from verification.llm_egress import check_api_base, guard_litellm
+    from verification.egress import check_api_base, guard_litellm
     from verification.llm_errors import plain_error
     from verification.webhooks.urlguard import UnsafeUrl
 

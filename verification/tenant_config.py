@@ -133,8 +133,8 @@ def model_config(tenant_id: int, name: str, max_tokens: int = 512) -> ModelConfi
 def client_for(tenant_id: int) -> LLMClient:
     """The tenant's client: its prices; each call retries as its provider says
     (`ModelConfig.max_retries`), within the provider's timeout."""
+    from .egress import guard_litellm
     from .engine.mitigation.llm import LLMClient  # litellm: see the module docstring
-    from .llm_egress import guard_litellm
 
     guard_litellm()
     return LLMClient(prices=prices(tenant_id))
