@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import litellm
 
 from .engine.mitigation.llm import is_refused
@@ -59,17 +60,27 @@ def plain_error(
     if isinstance(exc, litellm.Timeout):
         within = f" within {timeout_s:g} s" if timeout_s else " in time"
         return f"No answer from {base}{within}."
-    if (
-        isinstance(exc, litellm.APIConnectionError)
-        and status in (None, 500)
-        and "connect" in str(exc).lower()
-    ):
+    if _unreachable(exc):
         return f"Could not reach {base}: check the API base URL and that the server is up."
     if isinstance(exc, litellm.BadRequestError) or status in (400, 422):
         return f"The provider rejected the request ({status or 400}).{said}"
     if status is not None and status >= 500:
         return f"The provider failed with an error of its own ({status}).{said}"
     return f"The call to the provider failed.{said}"
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """No connection was made: litellm reports it as APIConnectionError or, through the
+    OpenAI SDK, as a 500 reading "Connection error."."""
+    for cause in _chain(exc):
+        if isinstance(cause, httpx.ConnectError | httpx.ConnectTimeout):
+            return True
+        if (
+            type(cause).__name__ == "APIConnectionError"
+            and "connection error" in str(cause).lower()
+        ):
+            return True
+    return "connection error." in str(exc).lower()
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
