@@ -80,6 +80,9 @@ def upstream_error_response(exc: LLMError) -> Response:
     body = problem(status, message, slug=code.replace("_", "-"), title="Upstream model error")
     body["error"] = openai_error(status, message, code=code)
     response = Response(body, status=status, content_type="application/json")
+    # The provider's `max_retries` were already spent here, within its deadline: the
+    # official SDKs' own retries (2 by default) would multiply the upstream calls.
+    response["x-should-retry"] = "false"
     retry_after = _retry_after(cause)
     if status == 429 or retry_after:
         response["Retry-After"] = retry_after or "5"

@@ -102,3 +102,15 @@ def test_a_client_that_leaves_a_stream_stops_the_upstream(gateway):
         time.sleep(0.05)
     assert fake.streams_aborted == 1
     assert fake.streams_finished == 0
+
+
+def test_the_sdks_own_retries_do_not_multiply_the_upstream_calls(gateway):
+    # given a provider allowing one retry, and the SDK with its default 2 retries
+    client, fake, tenant = gateway
+    tenant.llm_providers.update(max_retries=1)
+    fake.script(*[Reply(status=429, headers={"Retry-After": "0"})] * 12)
+    with pytest.raises(openai.RateLimitError) as caught:
+        client.chat.completions.create(model="openai/primary", messages=QUESTION)
+    # then the upstream saw the provider's 2 attempts, not 2 for each of the SDK's 3 tries
+    assert len(fake.requests) == 2
+    assert caught.value.response.headers["x-should-retry"] == "false"
