@@ -185,6 +185,8 @@ class LLMRoles(TenantScopedView):
         return Tenant.objects.all()
 
     def get_queryset(self):  # the tenant row itself: scoped by its own key
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no tenant
+            return self.base_queryset().none()
         return self.base_queryset().filter(pk=self.tenant.pk)
 
     def get_object(self) -> Tenant:  # used by OPTIONS (DRF's metadata) for PUT
