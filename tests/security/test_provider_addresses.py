@@ -119,3 +119,33 @@ def test_every_llm_connection_goes_to_the_address_it_checked(
     # then the connection is refused, once (a refusal is not retried), and nothing is sent
     assert err.value.call.attempts == 1
     assert fake_llm.requests == []
+
+
+@pytest.mark.parametrize(
+    "prefix", ["openai/", "anthropic/", "hosted_vllm/", "ollama_chat/", "mistral/", "cohere_chat/"]
+)
+def test_every_provider_family_connects_through_the_guard(tenant_a, fake_llm, llm_hosts, prefix):
+    # given a provider whose stored API base is the loopback address (saved before the
+    # operator narrowed the allow-list), in any of litellm's provider families
+    from tenants.llm_providers import LLMProvider
+    from verification.engine.mitigation.llm import is_refused
+
+    llm_hosts([])
+    LLMProvider.objects.create(
+        tenant=tenant_a.tenant,
+        name="p",
+        model_prefix=prefix,
+        model_names=["m"],
+        api_base=fake_llm.api_base,
+        max_retries=2,
+    )
+    # when a call is made, then litellm's HTTP client refuses to connect, once
+    with pytest.raises(LLMError) as err:
+        client_for(tenant_a.tenant.pk).complete(
+            model_config(tenant_a.tenant.pk, prefix + "m"),
+            [{"role": "user", "content": "hi"}],
+            role="refine",
+        )
+    assert is_refused(err.value)
+    assert err.value.call.attempts == 1
+    assert fake_llm.requests == []
