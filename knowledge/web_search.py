@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import httpx
 from django.conf import settings
 
+from verification.egress import search_client
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from .models import WebSearchSettings
@@ -29,7 +30,9 @@ class WebSearchError(Exception):
 
 
 def _base(config: WebSearchSettings) -> str:
-    """The provider's endpoint; a tenant's own base URL must not point inside our network."""
+    """The provider's endpoint; a tenant's own base URL must not point inside our network
+    (checked here for a clear error, and again by the connection itself: `search_client`
+    connects only to the address it has just vetted, so DNS rebinding cannot slip in)."""
     if not config.api_base:
         return settings.TRUTHLENS["WEB_SEARCH_BASES"][config.provider].rstrip("/")
     try:
@@ -68,7 +71,9 @@ def search(config: WebSearchSettings, query: str) -> list[WebResult]:
     """One provider query; `WebSearchError` on any failure."""
     url, headers, body = _request(config, query)
     try:
-        response = httpx.post(url, json=body, headers=headers, timeout=config.timeout_seconds)
+        response = search_client().post(
+            url, json=body, headers=headers, timeout=config.timeout_seconds
+        )
     except httpx.HTTPError as exc:
         raise WebSearchError(f"{config.provider} could not be reached: {exc}") from exc
     if response.status_code != 200:

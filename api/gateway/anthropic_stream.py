@@ -24,6 +24,7 @@ from litellm.llms.anthropic.pass_through.adapters.streaming_iterator import (
 )
 
 from verification.engine.mitigation import LLMError
+from verification.llm_errors import plain_error
 
 from .answers import checkable_text
 from .errors import late_error, openai_error, upstream_error_response
@@ -56,11 +57,11 @@ def verdict_block(index: int, truthlens: dict, note: str) -> list[dict]:
 
 
 def messages_stream_response(
-    tenant, api_key, llm, config, messages, params, extra_body, options, grounding, policy,
+    tenant, api_key, config, messages, params, extra_body, options, grounding, policy,
     tool_names,
 ):  # fmt: skip
     try:
-        gen, first = open_stream(llm, config, messages, params, extra_body)
+        gen, first = open_stream(tenant.pk, config, messages, params, extra_body)
     except LLMError as exc:
         return upstream_error_response(exc)
     state = {"text": "", "tool_calls": False, "call": None}
@@ -131,9 +132,14 @@ def messages_stream_response(
                     event["truthlens"] = {"annotations": notes}
                 yield _event(event)
         except LLMError as exc:
-            error = openai_error(502, f"the upstream model failed: {exc}", code="upstream_error")
+            error = openai_error(
+                502,
+                f"the upstream model failed: {plain_error(exc.__cause__ or exc)}",
+                code="upstream_error",
+            )
             yield _event({"type": "error", "error": error})
         finally:
+            gen.close()  # a client that went away stops the upstream too
             if checker is not None:
                 checker.close()
 

@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from api.errors import problem, problem_exception_handler
 from verification.engine.mitigation import LLMError
 from verification.engine.mitigation.llm import retry_after_s
+from verification.llm_errors import plain_error
 
 _OPENAI_TYPES = {
     400: "invalid_request_error",
@@ -52,7 +53,7 @@ def gateway_exception_handler(exc, context):
             response.status_code,
             message,
             param=errors[0]["field"] if errors else getattr(exc, "param", None),
-            code=body["type"].rsplit("/", 1)[-1],
+            code=getattr(exc, "openai_code", None) or body["type"].rsplit("/", 1)[-1],
         )
         response.content_type = "application/json"
     return response
@@ -75,10 +76,14 @@ def upstream_error_response(exc: LLMError) -> Response:
     """The response for an upstream call that failed for good (retries spent)."""
     cause = exc.__cause__
     status, code = _upstream_status(cause)
-    message = f"the upstream model failed: {str(cause or exc)[:500]}"
+    detail = plain_error(cause) if cause is not None else str(exc)
+    message = f"the upstream model failed: {detail}"
     body = problem(status, message, slug=code.replace("_", "-"), title="Upstream model error")
     body["error"] = openai_error(status, message, code=code)
     response = Response(body, status=status, content_type="application/json")
+    # The provider's `max_retries` were already spent here, within its deadline: the
+    # official SDKs' own retries (2 by default) would multiply the upstream calls.
+    response["x-should-retry"] = "false"
     retry_after = _retry_after(cause)
     if status == 429 or retry_after:
         response["Retry-After"] = retry_after or "5"

@@ -19,6 +19,7 @@ from django.http import StreamingHttpResponse
 
 from verification.engine.mitigation import LLMError
 from verification.engine.mitigation.llm_forward import forward_stream
+from verification.llm_errors import plain_error
 from verification.tenant_config import client_for
 
 from .answers import checkable_text
@@ -51,10 +52,10 @@ class _Answer:
         self.finish: str | None = None
 
 
-def open_stream(llm, config, messages, params, extra_body):
+def open_stream(tenant_id, config, messages, params, extra_body):
     """(the upstream stream, its first chunk or None); `LLMError` when it does not open,
     so the client still gets an error response instead of a broken stream."""
-    gen = forward_stream(client_for(llm), config, messages, params, extra_body)
+    gen = forward_stream(client_for(tenant_id), config, messages, params, extra_body)
     try:
         return gen, next(gen)
     except StopIteration:
@@ -62,10 +63,10 @@ def open_stream(llm, config, messages, params, extra_body):
 
 
 def stream_response(
-    tenant, api_key, llm, config, messages, params, extra_body, options, grounding, policy
+    tenant, api_key, config, messages, params, extra_body, options, grounding, policy
 ):
     try:
-        gen, first = open_stream(llm, config, messages, params, extra_body)
+        gen, first = open_stream(tenant.pk, config, messages, params, extra_body)
     except LLMError as exc:
         return upstream_error_response(exc)
     chunk_id = "chatcmpl-" + uuid.uuid4().hex
@@ -85,6 +86,9 @@ def stream_response(
         try:
             yield from relay(answers, checker)
         finally:
+            # The client went away (the server closes this generator) or we are done:
+            # closing the upstream stops the provider's work and its billing with it.
+            gen.close()
             if checker is not None:
                 checker.close()
 
@@ -109,7 +113,11 @@ def stream_response(
                 except StopIteration as stop:
                     call, chunk = stop.value, None
         except LLMError as exc:
-            error = openai_error(502, f"the upstream model failed: {exc}", code="upstream_error")
+            error = openai_error(
+                502,
+                f"the upstream model failed: {plain_error(exc.__cause__ or exc)}",
+                code="upstream_error",
+            )
             yield sse({"error": error})
             yield sse("[DONE]")
             return

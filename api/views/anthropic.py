@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from verification.engine.mitigation import LLMError
 from verification.engine.mitigation.llm_forward import forward
-from verification.tenant_config import client_for, model_config
+from verification.tenant_config import client_for
 
 from ..authentication import ApiKeyOrXApiKeyAuthentication
 from ..gateway.anthropic import to_anthropic, to_openai
@@ -36,18 +36,23 @@ class Messages(GatewayView):
     @extend_schema(request=MessagesRequestSerializer, responses={200: None})
     def post(self, request):
         started = self.start(request, MessagesRequestSerializer)
-        llm, model, policy, options = started.llm, started.model, started.policy, started.options
+        config, model, policy, options = (
+            started.config,
+            started.model,
+            started.policy,
+            started.options,
+        )
         chat, tool_names = to_openai({**request.data, "model": model})
         messages = chat["messages"]
         grounding = grounding_for(messages, options, policy)
         params, extra_body = split_params(chat)
         if started.validated["stream"]:
             return messages_stream_response(
-                self.tenant, request.auth, llm, model_config(llm, model), messages, params,
+                self.tenant, request.auth, config, messages, params,
                 extra_body, options, grounding, policy, tool_names,
             )  # fmt: skip
         try:
-            reply = forward(client_for(llm), model_config(llm, model), messages, params, extra_body)
+            reply = forward(client_for(self.tenant.pk), config, messages, params, extra_body)
         except LLMError as exc:
             return upstream_error_response(exc)
         try:

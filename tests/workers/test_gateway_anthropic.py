@@ -123,8 +123,7 @@ def test_parameters_and_tools_reach_the_upstream_and_tool_use_comes_back(claude)
 )
 def test_upstream_errors_raise_the_anthropic_sdks_exceptions(claude, reply, error):
     client, fake, tenant = claude
-    tenant.llm_settings.max_retries = 0
-    tenant.llm_settings.save()
+    tenant.llm_providers.update(max_retries=0)
     fake.script(reply)
     with pytest.raises(error) as caught:
         client.messages.create(model="openai/primary", max_tokens=50, messages=[QUESTION])

@@ -21,6 +21,10 @@ class UnsafeUrl(ValueError):
     """The URL is malformed or resolves to an address we will not call."""
 
 
+class NonPublicAddress(UnsafeUrl):
+    """The host resolves to a private, loopback or other non-public address."""
+
+
 @dataclass(frozen=True)
 class CheckedUrl:
     url: str
@@ -81,5 +85,5 @@ def check_url(url: str, allowed_hosts: Iterable[str] = ()) -> CheckedUrl:
         raise UnsafeUrl(f"host {host!r} does not resolve")
     for ip in addresses:
         if not _is_public(ip) and not _allowed(host, ip, allowed):
-            raise UnsafeUrl(f"{host!r} resolves to a non-public address ({ip})")
+            raise NonPublicAddress(f"{host!r} resolves to a non-public address ({ip})")
     return CheckedUrl(url=url, scheme=parts.scheme, host=host, port=port, address=str(addresses[0]))
