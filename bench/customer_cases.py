@@ -60,12 +60,16 @@ def load_cases(path: Path = CASES) -> list[dict]:
 
 def run_in_process(cases: list[dict], detector_spec: str) -> list[dict]:
     from verification.engine.detectors.registry import load_detector
-    from verification.engine.pipeline import DetectionConfig, verify_batch
+    from verification.engine.job_plan import detection_config
+    from verification.engine.pipeline import verify_batch
+    from verification.engine.policy import PolicyDocument
     from verification.engine.types import DetectionInput
 
     detector = load_detector(detector_spec)
     items = [DetectionInput.build(c["context"], c["response"], c["query"]) for c in cases]
-    results = verify_batch(items, DetectionConfig(), detector)
+    # the default policy's detection settings, as the API applies them
+    config = detection_config(PolicyDocument(), PolicyDocument().threshold)
+    results = verify_batch(items, config, detector)
     return [
         {
             "status": r.status,
@@ -74,6 +78,7 @@ def run_in_process(cases: list[dict], detector_spec: str) -> list[dict]:
             "spans": [(s.start, s.end) for s in r.spans],
             "labels": [s.label for s in r.spans],
             "model_score": r.model_score,
+            "verdict": r.verdict,
         }
         for r in results
     ]
@@ -98,7 +103,7 @@ def run_api(cases: list[dict], url: str, key: str) -> list[dict]:
                 {"status": r.get("status"), "score": r.get("score"),
                  "detected": r.get("detected"), "spans": spans,
                  "labels": [s.get("label") for s in r.get("spans", [])],
-                 "model_score": r.get("score")}
+                 "model_score": r.get("score"), "verdict": r.get("verdict")}
             )  # fmt: skip
     return out
 
@@ -175,7 +180,21 @@ def error_report(cases: list[dict], results: list[dict], threshold: float = 0.5)
             [c["label"] for c in sub_c], [1.0 if r["detected"] else 0.0 for r in sub_r], 0.5
         )
         curve.append({"coverage": keep, "balanced_accuracy": round(m.balanced_accuracy, 4)})
+    unsure = [i for i, r in enumerate(results) if r.get("verdict") == "uncertain"]
+    decided = [i for i in range(len(cases)) if i not in set(unsure)]
+    decided_ba = None
+    if len({cases[i]["label"] for i in decided}) == 2:
+        decided_ba = round(
+            example_metrics(
+                [cases[i]["label"] for i in decided],
+                [1.0 if results[i]["detected"] else 0.0 for i in decided],
+                0.5,
+            ).balanced_accuracy,
+            4,
+        )
     return {
+        "uncertain": f"{len(unsure)}/{len(cases)}",
+        "balanced_accuracy_of_decided": decided_ba,
         "recall_by_kind": {k: f"{v[0]}/{v[1]}" for k, v in sorted(recall.items())},
         "false_alarms_by_cause": {k: f"{v}/{len(faithful)}" for k, v in causes.items()},
         "contradiction_precision": None if precision is None else round(precision, 4),
@@ -192,6 +211,10 @@ def print_error_report(errors: dict) -> None:
         f"(answers with a contradiction span: {errors['contradiction_answers']})"
     )
     print("  accuracy vs coverage:      ", json.dumps(errors["accuracy_vs_coverage"]))
+    print(
+        f"  uncertain verdicts: {errors['uncertain']}; balanced accuracy of the decided "
+        f"answers: {errors['balanced_accuracy_of_decided']}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

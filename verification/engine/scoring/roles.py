@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from ..text.sentences import clause_spans
@@ -120,6 +120,19 @@ def _aligned(
     return where if best >= ALIGNMENT else None
 
 
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
+
+
+@lru_cache(maxsize=2048)
+def _parse_cached(nlp: Any, text: str) -> Any:
+    return nlp(text)
+
+
+def _parse(nlp: Any, text: str) -> Any:
+    """A parse of `text`, cached: a context clause is aligned with many answer clauses."""
+    return _parse_cached(nlp, text)
+
+
 def _has_a_role(
     nlp: Any, context: Sequence[str], clauses: list[tuple[int, int, int, set[str]]], name: str
 ) -> bool:
@@ -127,7 +140,9 @@ def _has_a_role(
     mentions it: an actor of its own there, which the answer may have misplaced."""
     for i, s, e, _ in clauses:
         text = context[i][s:e]
-        if name in _norm(text) and any(name in names for names in _slots(nlp(text)).values()):
+        if name in _norm(text) and any(
+            name in names for names in _slots(_parse(nlp, text)).values()
+        ):
             return True
     return False
 
@@ -145,13 +160,18 @@ def role_findings(context: Sequence[str], answer: str) -> list[Finding]:
     out: list[Finding] = []
     for s, e in clause_spans(answer):
         text = answer[s:e]
-        if not re.search(r"[A-Z]", text[1:]):
-            continue  # no capitalised word after the first: no name to misplace
+        # Parse only a clause that names something the context names too, aligned with a
+        # context clause that names something else: anything less cannot hold a swap.
+        named = set(_CAPITALISED.findall(text[1:]))
+        if not any(f" {_norm(n)} " in f" {everywhere} " for n in named):
+            continue
         where = _aligned(content_keys(text), clauses)
         if where is None:
             continue
         i, cs, ce = where
-        ours, theirs = nlp(text), nlp(context[i][cs:ce])
+        if not set(_CAPITALISED.findall(context[i][cs + 1 : ce])) - named:
+            continue
+        ours, theirs = _parse(nlp, text), _parse(nlp, context[i][cs:ce])
         their_slots, our_slots = _slots(theirs), _slots(ours)
         for written, a, b, _ in _names(ours):
             name = _norm(written)
