@@ -11,6 +11,7 @@ from verification.tenant_config import client_for, model_config
 
 from ..authentication import ApiKeyOrXApiKeyAuthentication
 from ..gateway.anthropic import to_anthropic, to_openai
+from ..gateway.anthropic_request import anthropic_exception_handler, check_messages_request
 from ..gateway.anthropic_stream import messages_stream_response
 from ..gateway.completion import verify_completion
 from ..gateway.errors import upstream_error_response
@@ -32,8 +33,12 @@ class Messages(GatewayView):
     serializer_class = MessagesRequestSerializer
     authentication_classes = [ApiKeyOrXApiKeyAuthentication]
 
+    def get_exception_handler(self):
+        return anthropic_exception_handler
+
     @extend_schema(request=MessagesRequestSerializer, responses={200: None})
     def post(self, request):
+        check_messages_request(request.data)  # litellm's adapter assumes a valid shape
         started = self.start(request, MessagesRequestSerializer)
         llm, model, policy, options = started.llm, started.model, started.policy, started.options
         chat, tool_names = to_openai({**request.data, "model": model})
