@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.http import Http404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -14,10 +14,11 @@ from tenants.models import LLMSettings
 from tenants.provider_actions import check_connection, field_errors, save_provider
 from verification.tenant_config import policy_for
 
+from ..strict import StrictTypes
 from .base import TenantScopedView
 
 
-class LLMProviderSerializer(serializers.ModelSerializer):
+class LLMProviderSerializer(StrictTypes, serializers.ModelSerializer):
     """A provider; the key is write-only (never returned: `has_key` says if one is set)."""
 
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=False)
@@ -137,6 +138,10 @@ class ConnectionCheckSerializer(serializers.Serializer):
     latency_ms = serializers.IntegerField()
 
 
+class ConnectionTestRequestSerializer(StrictTypes, serializers.Serializer):
+    model = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
 class LLMProviderTest(TenantScopedView):
     """`POST`: one real, tiny call through litellm with the provider's credentials."""
 
@@ -145,14 +150,12 @@ class LLMProviderTest(TenantScopedView):
     def base_queryset(self):
         return LLMProvider.objects.all()
 
-    @extend_schema(
-        request=inline_serializer(
-            "ConnectionTest", {"model": serializers.CharField(required=False)}
-        )
-    )
+    @extend_schema(request=ConnectionTestRequestSerializer)
     def post(self, request, pk: int):
         provider = self.get_object()
-        model = request.data.get("model") if isinstance(request.data, dict) else None
+        asked = ConnectionTestRequestSerializer(data=request.data)
+        asked.is_valid(raise_exception=True)
+        model = asked.validated_data.get("model")
         if model and provider.model_id(str(model)) not in provider.model_ids:
             raise ValidationError({"model": [f"{model!r} is not one of this provider's models."]})
         check = check_connection(provider, str(model) if model else None)
@@ -160,7 +163,7 @@ class LLMProviderTest(TenantScopedView):
         return Response(check.__dict__)
 
 
-class RolesSerializer(serializers.Serializer):
+class RolesSerializer(StrictTypes, serializers.Serializer):
     refine_model = serializers.CharField(max_length=200)
     verifier_models = serializers.ListField(child=serializers.CharField(), read_only=True)
     judge_model = serializers.CharField(read_only=True, allow_null=True)

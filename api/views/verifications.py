@@ -10,7 +10,6 @@ from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 
 from knowledge.ids import parse_kb_id
@@ -24,6 +23,7 @@ from verification.stages.wait import wait_for
 from verification.tenant_config import has_llm, policy_for, request_errors
 
 from ..errors import Conflict
+from ..pagination import StrictCursorPagination
 from ..serializers import FeedbackRequestSerializer, VerificationRequestSerializer
 from .base import TenantScopedView
 
@@ -45,7 +45,10 @@ class VerificationFilter(django_filters.FilterSet):
     mode = django_filters.CharFilter()
     query_type = django_filters.CharFilter()
     decision = django_filters.CharFilter()
-    detected = django_filters.BooleanFilter()
+    # BooleanFilter reads any other value as "no filter"; `detected=yes` is a 400 instead
+    detected = django_filters.TypedChoiceFilter(
+        choices=[("true", "true"), ("false", "false")], coerce=lambda value: value == "true"
+    )
     created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
 
@@ -54,7 +57,7 @@ class VerificationFilter(django_filters.FilterSet):
         fields = ["status", "mode", "query_type", "decision", "detected"]
 
 
-class NewestFirst(CursorPagination):
+class NewestFirst(StrictCursorPagination):
     ordering = "-created_at"
     page_size = 50
     page_size_query_param = "limit"
@@ -107,7 +110,7 @@ class VerificationListCreate(TenantScopedView):
         knowledge_base = _knowledge_base(self.tenant, v.get("knowledge_base", ""))
         key = request.headers.get("Idempotency-Key") or None
         if key is not None and len(key) > 255:
-            raise Conflict("Idempotency-Key must be at most 255 characters.")
+            raise ValidationError({"Idempotency-Key": ["must be at most 255 characters."]})
         try:
             job, created = create_verification(
                 self.tenant,
