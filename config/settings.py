@@ -49,6 +49,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # under DEBUG too, errors are problem+json, never Django's technical pages
+    "config.debug_pages.NoTechnicalPagesMiddleware",
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "api.middleware.RequestIdMiddleware",
     "api.middleware.BodySizeLimitMiddleware",
