@@ -15,7 +15,21 @@ from .strict import query_int
 _BAD_CURSOR = {"cursor": ["is not a cursor this API handed out; follow `next` or `previous`."]}
 
 
+def _bounded(parameters: list[dict], name: str, low: int, high: int | None) -> list[dict]:
+    """The paginator's documented parameters, with the bounds it now enforces."""
+    for parameter in parameters:
+        if parameter["name"] == name:
+            parameter["schema"] = {"type": "integer", "minimum": low}
+            if high is not None:
+                parameter["schema"]["maximum"] = high
+    return parameters
+
+
 class StrictCursorPagination(CursorPagination):
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        return _bounded(parameters, self.page_size_query_param, 1, self.max_page_size)
+
     def get_page_size(self, request):
         size = query_int(request, self.page_size_query_param, low=1, high=self.max_page_size)
         return size or self.page_size
@@ -34,6 +48,11 @@ class StrictCursorPagination(CursorPagination):
 
 
 class StrictLimitOffsetPagination(LimitOffsetPagination):
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        _bounded(parameters, self.limit_query_param, 1, self.max_limit)
+        return _bounded(parameters, self.offset_query_param, 0, None)
+
     def get_limit(self, request):
         limit = query_int(request, self.limit_query_param, low=1, high=self.max_limit)
         return limit or self.default_limit

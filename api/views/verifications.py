@@ -7,7 +7,13 @@ import datetime as dt
 import django_filters
 from django.db.models import QuerySet
 from django.http import Http404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -38,6 +44,15 @@ class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
         return super().filter(qs, value)
 
 
+@extend_schema_field(OpenApiTypes.BOOL)
+class StrictBooleanFilter(django_filters.TypedChoiceFilter):
+    """`true` or `false`; BooleanFilter read any other value as "no filter", this is a 400."""
+
+    def __init__(self, **kwargs):
+        choices = [("true", "true"), ("false", "false")]
+        super().__init__(choices=choices, coerce=lambda value: value == "true", **kwargs)
+
+
 class VerificationFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(
         choices=[(s, s) for s in ("queued", "running", "completed", "failed")]
@@ -45,10 +60,7 @@ class VerificationFilter(django_filters.FilterSet):
     mode = django_filters.CharFilter()
     query_type = django_filters.CharFilter()
     decision = django_filters.CharFilter()
-    # BooleanFilter reads any other value as "no filter"; `detected=yes` is a 400 instead
-    detected = django_filters.TypedChoiceFilter(
-        choices=[("true", "true"), ("false", "false")], coerce=lambda value: value == "true"
-    )
+    detected = StrictBooleanFilter()
     created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
 

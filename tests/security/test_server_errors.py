@@ -7,77 +7,21 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
-import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.fixtures.examples import EIFFEL
-from tests.fixtures.workers import _worker_env
 from verification.models import VerificationJob
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ROOT = Path(__file__).resolve().parents[2]
-PORTS = range(18210, 18220)  # this suite's share of the machine's ports
-
-
-def _free_port() -> int:
-    for port in PORTS:
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 18210-18219")
-
 
 @pytest.fixture(scope="module")
-def server(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[str]:
-    port = _free_port()
-    log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
-    with django_db_blocker.unblock():
-        env = _worker_env(
-            DEBUG="true",
-            GUNICORN_BIND=f"127.0.0.1:{port}",
-            GUNICORN_WORKERS="1",
-            GUNICORN_THREADS="4",
-            TRUTHLENS_MAX_BODY_BYTES="65536",
-        )
-    env.pop("GUNICORN_METRICS_BIND", None)
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "config.wsgi", "-c", "deploy/gunicorn.conf.py"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, log.read_text()[-3000:]
-            try:
-                if httpx.get(base + "/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, log.read_text()[-3000:]
-            time.sleep(0.3)
-        yield base
-    finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(timeout=30)
+def server(gunicorn) -> str:
+    return gunicorn(DEBUG="true", TRUTHLENS_MAX_BODY_BYTES="65536")
 
 
 def _raw(base: str, request: bytes) -> tuple[int, dict[str, str], bytes]:
