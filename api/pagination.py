@@ -12,6 +12,8 @@ from rest_framework.pagination import CursorPagination, LimitOffsetPagination
 
 from .strict import query_int
 
+MAX_OFFSET = 10**15
+
 _BAD_CURSOR = {"cursor": ["is not a cursor this API handed out; follow `next` or `previous`."]}
 
 
@@ -51,11 +53,11 @@ class StrictLimitOffsetPagination(LimitOffsetPagination):
     def get_schema_operation_parameters(self, view):
         parameters = super().get_schema_operation_parameters(view)
         _bounded(parameters, self.limit_query_param, 1, self.max_limit)
-        return _bounded(parameters, self.offset_query_param, 0, None)
+        return _bounded(parameters, self.offset_query_param, 0, MAX_OFFSET)
 
     def get_limit(self, request):
         limit = query_int(request, self.limit_query_param, low=1, high=self.max_limit)
         return limit or self.default_limit
 
     def get_offset(self, request):
-        return query_int(request, self.offset_query_param, low=0) or 0
+        return query_int(request, self.offset_query_param, low=0, high=MAX_OFFSET) or 0

@@ -70,7 +70,7 @@ class StrictTypes(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-_DIGITS = re.compile(r"^[0-9]{1,9}$")
+_DIGITS = re.compile(r"^[0-9]{1,16}$")
 
 
 def query_int(request, name: str, *, low: int, high: int | None = None) -> int | None:

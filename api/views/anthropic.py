@@ -11,7 +11,11 @@ from verification.tenant_config import client_for, model_config
 
 from ..authentication import ApiKeyOrXApiKeyAuthentication
 from ..gateway.anthropic import to_anthropic, to_openai
-from ..gateway.anthropic_request import anthropic_exception_handler, check_messages_request
+from ..gateway.anthropic_request import (
+    MAX_MESSAGES,
+    anthropic_exception_handler,
+    check_messages_request,
+)
 from ..gateway.anthropic_stream import messages_stream_response
 from ..gateway.completion import verify_completion
 from ..gateway.errors import upstream_error_response
@@ -25,7 +29,9 @@ class MessagesRequestSerializer(serializers.Serializer):
 
     model = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
     max_tokens = serializers.IntegerField(min_value=1)
-    messages = serializers.ListField(child=serializers.DictField(), allow_empty=False)
+    messages = serializers.ListField(
+        child=serializers.DictField(), allow_empty=False, min_length=1, max_length=MAX_MESSAGES
+    )
     stream = serializers.BooleanField(required=False, default=False)
 
 

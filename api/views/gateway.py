@@ -41,7 +41,9 @@ class ChatRequestSerializer(StrictTypes, serializers.Serializer):
     """The fields the gateway reads itself; every other field is forwarded as sent."""
 
     model = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
-    messages = MessageSerializer(many=True, allow_empty=False, max_length=MAX_MESSAGES)
+    messages = MessageSerializer(
+        many=True, allow_empty=False, min_length=1, max_length=MAX_MESSAGES
+    )
     stream = serializers.BooleanField(required=False, default=False)
 
 

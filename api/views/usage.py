@@ -34,9 +34,8 @@ class UsageView(TenantScopedView):
     )
     def get(self, request):
         try:
-            report = monthly_report(
-                self.tenant, request.query_params.get("month") or current_month()
-            )
+            # `month=` (empty) is a bad month, not the current one
+            report = monthly_report(self.tenant, request.query_params.get("month", current_month()))
         except BadMonth as exc:
             raise exceptions.ValidationError({"month": "must look like YYYY-MM."}) from exc
         return Response(

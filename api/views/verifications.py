@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import django_filters
+from django import forms
 from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -53,6 +54,18 @@ class StrictBooleanFilter(django_filters.TypedChoiceFilter):
         super().__init__(choices=choices, coerce=lambda value: value == "true", **kwargs)
 
 
+class _FilterForm(forms.Form):
+    """`created_after=` (empty) filtered nothing; a typed filter's empty value is a 400."""
+
+    TYPED = ("status", "detected", "created_after", "created_before")
+
+    def clean(self):
+        for name in self.TYPED:
+            if self.data.get(name) == "":
+                self.add_error(name, "must not be empty.")
+        return super().clean()
+
+
 class VerificationFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(
         choices=[(s, s) for s in ("queued", "running", "completed", "failed")]
@@ -67,6 +80,7 @@ class VerificationFilter(django_filters.FilterSet):
     class Meta:
         model = VerificationJob
         fields = ["status", "mode", "query_type", "decision", "detected"]
+        form = _FilterForm
 
 
 class NewestFirst(StrictCursorPagination):
