@@ -104,6 +104,7 @@ REFUSED_BY_BUSINESS_RULES = {
 }
 
 
+@pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_schemathesis_cli_over_http_finds_no_server_error_and_no_undocumented_status(
     gunicorn, start_worker, tenant_a, tmp_path
