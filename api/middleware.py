@@ -49,7 +49,7 @@ class BodySizeLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        limit = _limit_for(request.path)
+        limit = limit_for(request.path)
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
@@ -71,7 +71,7 @@ class BodySizeLimitMiddleware:
 _UPLOAD_PATH = re.compile(r"^/v1/knowledge-bases/[^/]+/documents(?:/[^/]+)?/?$")
 
 
-def _limit_for(path: str) -> int:
+def limit_for(path: str) -> int:
     """Document uploads may be larger (the plan's per-document limit is checked by the
     view, with its own message); every other body has the general limit."""
     if _UPLOAD_PATH.match(path):

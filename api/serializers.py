@@ -13,6 +13,12 @@ from verification.engine.modes import AUTO, MODE_NAMES
 from verification.engine.text.messages import MessagesError, inputs_from_messages
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
+from .strict import StrictTypes
+
+# every list a request may hold is capped (the body limit alone allows 100 000s of items)
+MAX_MESSAGES = 1000
+MAX_CONTENT_PARTS = 1000
+
 
 def _has_nul(value: Any) -> bool:
     """NUL anywhere in a JSON value, keys included (jsonb refuses \u0000: a 500 otherwise)."""
@@ -76,7 +82,7 @@ class ContextField(serializers.Field):
         return value
 
 
-class MessageSerializer(serializers.Serializer):
+class MessageSerializer(StrictTypes, serializers.Serializer):
     role = serializers.ChoiceField(
         choices=["system", "user", "assistant", "tool", "function", "developer"]
     )
@@ -85,12 +91,14 @@ class MessageSerializer(serializers.Serializer):
     tool_call_id = serializers.CharField(required=False, allow_blank=True)
 
     def validate_content(self, value: Any) -> Any:
+        if isinstance(value, list) and len(value) > MAX_CONTENT_PARTS:
+            raise serializers.ValidationError(f"has more than {MAX_CONTENT_PARTS} parts.")
         if _has_nul(value):
             raise serializers.ValidationError("must not contain NUL (\\u0000) characters.")
         return value
 
 
-class VerificationRequestSerializer(serializers.Serializer):
+class VerificationRequestSerializer(StrictTypes, serializers.Serializer):
     context = ContextField(required=False)
     knowledge_base = serializers.CharField(
         required=False,
@@ -100,11 +108,16 @@ class VerificationRequestSerializer(serializers.Serializer):
         help_text="kb_... : check the answer against this knowledge base instead of a context",
     )
     passage_ids = serializers.ListField(
-        child=serializers.CharField(max_length=64), required=False, allow_null=True
+        child=serializers.CharField(max_length=64),
+        required=False,
+        allow_null=True,
+        max_length=settings.TRUTHLENS["MAX_PASSAGES"],
     )
     query = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
     response = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-    messages = MessageSerializer(many=True, required=False, allow_null=True)
+    messages = MessageSerializer(
+        many=True, required=False, allow_null=True, max_length=MAX_MESSAGES
+    )
     model = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
     mode = serializers.ChoiceField(choices=[*MODE_NAMES, AUTO], default=AUTO)
     decision = serializers.CharField(required=False, allow_blank=True, allow_null=True, default="")
@@ -160,12 +173,12 @@ class VerificationRequestSerializer(serializers.Serializer):
         return attrs
 
 
-class FeedbackRequestSerializer(serializers.Serializer):
+class FeedbackRequestSerializer(StrictTypes, serializers.Serializer):
     outcome = serializers.ChoiceField(choices=["correct", "hallucinated"])
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
 
-class WebhookEndpointSerializer(serializers.ModelSerializer):
+class WebhookEndpointSerializer(StrictTypes, serializers.ModelSerializer):
     id = serializers.IntegerField(read_only=True)
 
     class Meta:
@@ -181,7 +194,7 @@ class WebhookEndpointSerializer(serializers.ModelSerializer):
         allowed = {"verification.completed", "verification.failed"}
         if not isinstance(value, list) or any(v not in allowed for v in value):
             raise serializers.ValidationError(f"events must be a list from {sorted(allowed)}.")
-        return value
+        return list(dict.fromkeys(value))  # each event once (also caps the list)
 
 
 class UsageByModeSerializer(serializers.Serializer):

@@ -10,7 +10,10 @@ With `PROMETHEUS_MULTIPROC_DIR` set (the images set it), each worker process wri
 samples there and `/metrics` sums them, so one scrape sees every gunicorn worker.
 """
 
+import json
 import os
+
+from gunicorn import util as gunicorn_util
 
 bind = [os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")]
 _metrics_bind = os.environ.get("GUNICORN_METRICS_BIND", "")
@@ -79,3 +82,46 @@ def child_exit(server, worker):
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)
+
+
+# --- gunicorn's own errors in problem+json ---------------------------------------------
+# A request line over `limit_request_line` (414), too many or too large headers (431),
+# malformed HTTP or chunking (400), a refused proxy header (403): gunicorn answers these
+# itself, before the app runs, with the HTML page of `gunicorn.util.write_error`. The
+# workers are forked from this process, so replacing that function here replaces it in
+# every worker. The `type` URIs are the API's (api/errors.py, the README).
+
+_PROBLEM_BASE = "https://docs.truthlens.dev/problems/"
+_SERVER_SLUGS = {
+    400: "invalid-request",
+    403: "forbidden",
+    414: "uri-too-long",
+    417: "expectation-failed",
+    431: "request-header-fields-too-large",
+    500: "internal-error",
+}
+
+
+def problem_bytes(status: int, reason: str, detail: str) -> bytes:
+    """The whole HTTP response (head and body) for an error gunicorn answers itself."""
+    body = json.dumps(
+        {
+            "type": _PROBLEM_BASE + _SERVER_SLUGS.get(status, "error"),
+            "title": reason,
+            "status": status,
+            # gunicorn's message names the limit or the bad part; JSON escapes any quoted bytes
+            "detail": detail[:500] or reason,
+        }
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: application/problem+json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
+
+
+def _write_problem(sock, status_int, reason, mesg):
+    gunicorn_util.write_nonblock(sock, problem_bytes(status_int, reason, mesg))
+
+
+gunicorn_util.write_error = _write_problem

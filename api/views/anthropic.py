@@ -11,6 +11,11 @@ from verification.tenant_config import client_for
 
 from ..authentication import ApiKeyOrXApiKeyAuthentication
 from ..gateway.anthropic import to_anthropic, to_openai
+from ..gateway.anthropic_request import (
+    MAX_MESSAGES,
+    anthropic_exception_handler,
+    check_messages_request,
+)
 from ..gateway.anthropic_stream import messages_stream_response
 from ..gateway.completion import verify_completion
 from ..gateway.errors import late_response, upstream_error_response
@@ -25,7 +30,9 @@ class MessagesRequestSerializer(serializers.Serializer):
 
     model = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
     max_tokens = serializers.IntegerField(min_value=1)
-    messages = serializers.ListField(child=serializers.DictField(), allow_empty=False)
+    messages = serializers.ListField(
+        child=serializers.DictField(), allow_empty=False, min_length=1, max_length=MAX_MESSAGES
+    )
     stream = serializers.BooleanField(required=False, default=False)
 
 
@@ -33,8 +40,12 @@ class Messages(GatewayView):
     serializer_class = MessagesRequestSerializer
     authentication_classes = [ApiKeyOrXApiKeyAuthentication]
 
+    def get_exception_handler(self):
+        return anthropic_exception_handler
+
     @extend_schema(request=MessagesRequestSerializer, responses={200: None})
     def post(self, request):
+        check_messages_request(request.data)  # litellm's adapter assumes a valid shape
         started = self.start(request, MessagesRequestSerializer)
         config, model, policy, options = (
             started.config,

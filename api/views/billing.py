@@ -22,6 +22,7 @@ from verification.billing.report import (
 )
 from verification.models import UsageRecord
 
+from ..schema import MONTH_PATTERN
 from .base import TenantScopedView
 
 
@@ -45,7 +46,13 @@ class BillingReportView(TenantScopedView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("month", str, OpenApiParameter.PATH, description="YYYY-MM (UTC)"),
+            OpenApiParameter(
+                "month",
+                str,
+                OpenApiParameter.PATH,
+                description="YYYY-MM (UTC)",
+                pattern=MONTH_PATTERN,
+            ),  # fmt: skip
             OpenApiParameter(
                 "format", str, enum=["json", "csv"], description="or Accept: text/csv"
             ),

@@ -34,15 +34,18 @@ from ..gateway.options import Options, options_from
 from ..gateway.params import split_params
 from ..gateway.streaming import stream_response
 from ..gateway.verdicts import VerdictLate
-from ..serializers import MessageSerializer
+from ..serializers import MAX_MESSAGES, MessageSerializer
+from ..strict import StrictTypes
 from .base import TenantScopedView
 
 
-class ChatRequestSerializer(serializers.Serializer):
+class ChatRequestSerializer(StrictTypes, serializers.Serializer):
     """The fields the gateway reads itself; every other field is forwarded as sent."""
 
     model = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
-    messages = MessageSerializer(many=True, allow_empty=False)
+    messages = MessageSerializer(
+        many=True, allow_empty=False, min_length=1, max_length=MAX_MESSAGES
+    )
     stream = serializers.BooleanField(required=False, default=False)
 
 

@@ -8,7 +8,6 @@ from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import parsers, serializers, status
 from rest_framework.exceptions import APIException, ValidationError
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 
 from knowledge import actions
@@ -18,7 +17,9 @@ from tenants.audit import record
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..errors import Conflict
+from ..pagination import StrictLimitOffsetPagination
 from ..parsers import BoundedJSONParser
+from ..strict import StrictTypes
 from .base import TenantScopedView
 
 
@@ -31,7 +32,7 @@ class LimitRefused(APIException):
         self.status_code = status_code
 
 
-class KnowledgeBaseSerializer(serializers.ModelSerializer):
+class KnowledgeBaseSerializer(StrictTypes, serializers.ModelSerializer):
     id = serializers.CharField(source="public_id", read_only=True)
     documents = serializers.SerializerMethodField()
 
@@ -70,7 +71,7 @@ class DocumentSerializer(serializers.ModelSerializer):
         return round(doc.passages_done / doc.passages_total, 3) if doc.passages_total else 0.0
 
 
-class DocumentUploadSerializer(serializers.Serializer):
+class DocumentUploadSerializer(StrictTypes, serializers.Serializer):
     """Multipart `file` (its name and type), or JSON `name` + `content` (text formats)."""
 
     file = serializers.FileField(required=False)
@@ -105,7 +106,7 @@ def _refuse(exc: Exception):
     return ValidationError({"file": [str(exc)]})
 
 
-class _Pages(LimitOffsetPagination):
+class _Pages(StrictLimitOffsetPagination):
     default_limit = 50
     max_limit = 500
 
@@ -249,7 +250,7 @@ class DocumentDetail(_KnowledgeView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class WebSearchSerializer(serializers.ModelSerializer):
+class WebSearchSerializer(StrictTypes, serializers.ModelSerializer):
     """The tenant's web search provider; the key is write-only (never shown again)."""
 
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=False)

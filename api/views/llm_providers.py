@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http import Http404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
@@ -18,10 +19,11 @@ from tenants.provider_actions import (
 )
 from verification.tenant_config import policy_for
 
+from ..strict import StrictTypes
 from .base import TenantScopedView
 
 
-class LLMProviderSerializer(serializers.ModelSerializer):
+class LLMProviderSerializer(StrictTypes, serializers.ModelSerializer):
     """A provider; the key is write-only (never returned: `has_key` says if one is set)."""
 
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=False)
@@ -141,6 +143,10 @@ class ConnectionCheckSerializer(serializers.Serializer):
     latency_ms = serializers.IntegerField()
 
 
+class ConnectionTestRequestSerializer(StrictTypes, serializers.Serializer):
+    model = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
 class LLMProviderTest(TenantScopedView):
     """`POST {"model"?}`: one real, tiny call through litellm with the provider's
     credentials, to `model` (any model it serves; default: its first)."""
@@ -150,14 +156,12 @@ class LLMProviderTest(TenantScopedView):
     def base_queryset(self):
         return LLMProvider.objects.all()
 
-    @extend_schema(
-        request=inline_serializer(
-            "ConnectionTest", {"model": serializers.CharField(required=False)}
-        )
-    )
+    @extend_schema(request=ConnectionTestRequestSerializer)
     def post(self, request, pk: int):
         provider = self.get_object()
-        model = request.data.get("model") if isinstance(request.data, dict) else None
+        asked = ConnectionTestRequestSerializer(data=request.data)
+        asked.is_valid(raise_exception=True)
+        model = asked.validated_data.get("model")
         if model and provider.model_id(str(model)) not in provider.model_ids:
             raise ValidationError({"model": [f"{model!r} is not one of this provider's models."]})
         check = check_connection(provider, str(model) if model else None)
@@ -165,7 +169,7 @@ class LLMProviderTest(TenantScopedView):
         return Response(check.__dict__)
 
 
-class RolesSerializer(serializers.Serializer):
+class RolesSerializer(StrictTypes, serializers.Serializer):
     refine_model = serializers.CharField(max_length=200)
     verifier_models = serializers.ListField(child=serializers.CharField(), read_only=True)
     judge_model = serializers.CharField(read_only=True, allow_null=True)

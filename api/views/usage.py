@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from verification.billing.report import BadMonth, current_month, monthly_report
 from verification.models import UsageRecord
 
+from ..schema import MONTH_PATTERN
 from ..serializers import UsageReportSerializer
 from .base import TenantScopedView
 
@@ -24,14 +25,17 @@ class UsageView(TenantScopedView):
         return UsageRecord.objects.all()
 
     @extend_schema(
-        parameters=[OpenApiParameter("month", str, description="YYYY-MM (default: current)")],
+        parameters=[
+            OpenApiParameter(
+                "month", str, description="YYYY-MM (default: current)", pattern=MONTH_PATTERN
+            )
+        ],
         responses=UsageReportSerializer,
     )
     def get(self, request):
         try:
-            report = monthly_report(
-                self.tenant, request.query_params.get("month") or current_month()
-            )
+            # `month=` (empty) is a bad month, not the current one
+            report = monthly_report(self.tenant, request.query_params.get("month", current_month()))
         except BadMonth as exc:
             raise exceptions.ValidationError({"month": "must look like YYYY-MM."}) from exc
         return Response(

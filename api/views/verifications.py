@@ -5,12 +5,18 @@ from __future__ import annotations
 import datetime as dt
 
 import django_filters
+from django import forms
 from django.db.models import QuerySet
 from django.http import Http404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 
 from knowledge.ids import parse_kb_id
@@ -25,6 +31,7 @@ from verification.stages.wait import wait_for
 from verification.tenant_config import has_llm, not_served, policy_for, request_errors
 
 from ..errors import Conflict
+from ..pagination import StrictCursorPagination
 from ..serializers import FeedbackRequestSerializer, VerificationRequestSerializer
 from .base import TenantScopedView
 
@@ -39,6 +46,27 @@ class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
         return super().filter(qs, value)
 
 
+@extend_schema_field(OpenApiTypes.BOOL)
+class StrictBooleanFilter(django_filters.TypedChoiceFilter):
+    """`true` or `false`; BooleanFilter read any other value as "no filter", this is a 400."""
+
+    def __init__(self, **kwargs):
+        choices = [("true", "true"), ("false", "false")]
+        super().__init__(choices=choices, coerce=lambda value: value == "true", **kwargs)
+
+
+class _FilterForm(forms.Form):
+    """`created_after=` (empty) filtered nothing; a typed filter's empty value is a 400."""
+
+    TYPED = ("status", "detected", "created_after", "created_before")
+
+    def clean(self):
+        for name in self.TYPED:
+            if self.data.get(name) == "":
+                self.add_error(name, "must not be empty.")
+        return super().clean()
+
+
 class VerificationFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(
         choices=[(s, s) for s in ("queued", "running", "completed", "failed")]
@@ -46,16 +74,17 @@ class VerificationFilter(django_filters.FilterSet):
     mode = django_filters.CharFilter()
     query_type = django_filters.CharFilter()
     decision = django_filters.CharFilter()
-    detected = django_filters.BooleanFilter()
+    detected = StrictBooleanFilter()
     created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
 
     class Meta:
         model = VerificationJob
         fields = ["status", "mode", "query_type", "decision", "detected"]
+        form = _FilterForm
 
 
-class NewestFirst(CursorPagination):
+class NewestFirst(StrictCursorPagination):
     ordering = "-created_at"
     page_size = 50
     page_size_query_param = "limit"
@@ -108,7 +137,7 @@ class VerificationListCreate(TenantScopedView):
         knowledge_base = _knowledge_base(self.tenant, v.get("knowledge_base", ""))
         key = request.headers.get("Idempotency-Key") or None
         if key is not None and len(key) > 255:
-            raise Conflict("Idempotency-Key must be at most 255 characters.")
+            raise ValidationError({"Idempotency-Key": ["must be at most 255 characters."]})
         try:
             job, created = create_verification(
                 self.tenant,
