@@ -79,7 +79,10 @@ class UsageSerializer(serializers.Serializer):
     llm_calls = serializers.IntegerField()
     prompt_tokens = serializers.IntegerField()
     completion_tokens = serializers.IntegerField()
-    cost_usd = serializers.FloatField()
+    cost_usd = serializers.FloatField(help_text="what the job's provider calls cost, all payers")
+    own_key_cost_usd = serializers.FloatField(
+        help_text="the part paid by the tenant through its own keys: reported, never billed"
+    )
 
 
 class VerificationSerializer(serializers.ModelSerializer):
@@ -144,13 +147,15 @@ class VerificationSerializer(serializers.ModelSerializer):
                 "prompt_tokens": 0,
                 "completion_tokens": 0,
                 "cost_usd": 0.0,
+                "own_key_cost_usd": 0.0,
             }
         return {
             "detector_tokens": usage.detector_tokens,
             "llm_calls": usage.llm_calls,
             "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens,
-            "cost_usd": float(usage.provider_cost_usd),
+            "cost_usd": float(usage.provider_cost_usd + usage.tenant_provider_cost_usd),
+            "own_key_cost_usd": float(usage.tenant_provider_cost_usd),
         }
 
 

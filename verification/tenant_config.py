@@ -112,12 +112,15 @@ def model_config(llm: LLMSettings, name: str, max_tokens: int = 512) -> ModelCon
     """How to call model `name`: with the credentials of the provider serving it, or
     the tenant's legacy single setting when none does."""
     source: LLMSettings | LLMProvider = provider_for(llm.tenant_id, name) or llm
+    api_key = source.api_key or None
     return ModelConfig(
         model=name,
         api_base=source.api_base or None,
-        api_key=source.api_key or None,
+        api_key=api_key,
         timeout_s=source.timeout_seconds,
         max_tokens=max_tokens,
+        # The tenant's key, or its own server: the tenant pays the provider, we don't.
+        own_key=bool(api_key or source.api_base),
     )
 
 

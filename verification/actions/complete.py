@@ -165,7 +165,7 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
         cost = 0.0
         if outcome.mitigation is not None:
             cost = trajectory.store(job, outcome.mitigation)
-        billing.record_usage(job)
+        billing.record_usage(job, outcome.mitigation)
         _reward_mode(job, outcome, cost)
         job.save()  # after the reward, so the row is written once (the job row is locked)
         deliveries = webhooks.create_deliveries(job, "verification.completed")

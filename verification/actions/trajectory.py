@@ -58,6 +58,7 @@ def store(job: VerificationJob, result: MitigationResult) -> float:
                 cost_usd=_dec(call.cost_usd),
                 latency_ms=int(call.latency_ms),
                 error=call.error or "",
+                own_key=call.own_key,
             )
             for call in result.calls
         ]
