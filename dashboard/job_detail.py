@@ -10,6 +10,7 @@ template draws; with no rows every section shows an honest empty state.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,13 @@ class IterationView:
     latency_ms: int = 0
     segments: list[Segment] = field(default_factory=list)
     calls: list[dict] = field(default_factory=list)
+
+    @property
+    def calls_per_model(self) -> list[tuple[str, int]]:
+        """(model, calls) in the order the models were first called: a premium round
+        calls verifiers and a judge, each is named with its own count."""
+        counts = Counter(str(c.get("model") or self.model or "?") for c in self.calls)
+        return list(counts.items())
 
 
 @dataclass
