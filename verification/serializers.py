@@ -92,6 +92,11 @@ class VerificationSerializer(serializers.ModelSerializer):
     spans = serializers.SerializerMethodField()
     usage = serializers.SerializerMethodField()
     verification_status = serializers.CharField()
+    diagnostics = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="internal notes for operators (fallbacks, failed or unusable LLM calls); "
+        "`warning` holds only the policy's text for the end user",
+    )
     metadata = serializers.JSONField()
 
     class Meta:
@@ -117,6 +122,7 @@ class VerificationSerializer(serializers.ModelSerializer):
             "final_response",
             "iterations",
             "warning",
+            "diagnostics",
             "coverage",
             "citations",
             "cascade",

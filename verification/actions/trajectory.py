@@ -42,6 +42,7 @@ def store(job: VerificationJob, result: MitigationResult) -> float:
                     "changes": [asdict(c) for c in result.changes],
                     "stop_reason": result.stop_reason,
                     "warnings": result.warnings,
+                    "diagnostics": result.diagnostics,
                 },
             )
         )

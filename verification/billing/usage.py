@@ -44,8 +44,9 @@ class Costs:
 
 
 def fixing_mode_ran(mitigation: MitigationResult | None) -> bool:
-    """Did a mode rewrite (or repair) the answer? The cascade alone only judges spans."""
-    return mitigation is not None and mitigation.mode != "cascade"
+    """Did a mode rewrite (or repair) the answer? The cascade alone only judges spans,
+    and a pass-through ("none": the answer passed) changed nothing."""
+    return mitigation is not None and mitigation.mode not in ("cascade", "none")
 
 
 def billed_as(job: VerificationJob, mitigation: MitigationResult | None = None) -> str:
