@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('verification', '0008_webhook_attempt_response_body'),
+        ('verification', '0009_job_verdict'),
     ]
 
     operations = [

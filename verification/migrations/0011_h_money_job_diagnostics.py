@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('verification', '0009_h_money_own_key_costs'),
+        ('verification', '0010_h_money_own_key_costs'),
     ]
 
     operations = [
