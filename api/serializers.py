@@ -200,7 +200,10 @@ class WebhookEndpointSerializer(StrictTypes, serializers.ModelSerializer):
 class UsageByModeSerializer(serializers.Serializer):
     verifications = serializers.IntegerField()
     detector_tokens = serializers.IntegerField()
-    provider_cost_usd = serializers.FloatField()
+    provider_cost_usd = serializers.FloatField(help_text="what the service paid providers")
+    tenant_provider_cost_usd = serializers.FloatField(
+        help_text="what the tenant paid its own providers with its own keys; never billed"
+    )
     price_usd = serializers.FloatField()
 
 
@@ -210,6 +213,9 @@ class UsageReportSerializer(serializers.Serializer):
     month = serializers.CharField()
     verifications = serializers.IntegerField()
     detector_tokens = serializers.IntegerField()
-    provider_cost_usd = serializers.FloatField()
+    provider_cost_usd = serializers.FloatField(help_text="what the service paid providers")
+    tenant_provider_cost_usd = serializers.FloatField(
+        help_text="what the tenant paid its own providers with its own keys; never billed"
+    )
     price_usd = serializers.FloatField()
     by_mode = serializers.DictField(child=UsageByModeSerializer())

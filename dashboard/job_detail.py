@@ -10,6 +10,7 @@ template draws; with no rows every section shows an honest empty state.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,13 +31,10 @@ class IterationView:
     calls: list[dict] = field(default_factory=list)
 
     @property
-    def calls_by_model(self) -> list[tuple[str, int]]:
-        """(model, number of calls) in the order first called: a round's calls may go to
-        several models (the refiner, the judge), each named with its own count."""
-        counts: dict[str, int] = {}
-        for call in self.calls:
-            name = str(call.get("model") or self.model or "unknown model")
-            counts[name] = counts.get(name, 0) + 1
+    def calls_per_model(self) -> list[tuple[str, int]]:
+        """(model, calls) in the order the models were first called: a premium round
+        calls verifiers and a judge, each is named with its own count."""
+        counts = Counter(str(c.get("model") or self.model or "?") for c in self.calls)
         return list(counts.items())
 
 

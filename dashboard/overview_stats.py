@@ -38,6 +38,7 @@ class Overview:
     avg_score: float | None = None
     revenue: float = 0.0
     provider_cost: float = 0.0
+    tenant_provider_cost: float = 0.0  # paid by the tenant with its own keys: never billed
     per_day: list[dict[str, Any]] = field(default_factory=list)
     score_bins: list[int] = field(default_factory=lambda: [0] * SCORE_BINS)
     latency_by_mode: list[dict[str, Any]] = field(default_factory=list)
@@ -166,9 +167,14 @@ def overview(jobs, usage, period: DateRange) -> Overview:
         for r in latency
     ]
 
-    money = usage.aggregate(price=Sum("price_usd"), provider=Sum("provider_cost_usd"))
+    money = usage.aggregate(
+        price=Sum("price_usd"),
+        provider=Sum("provider_cost_usd"),
+        tenant=Sum("tenant_provider_cost_usd"),
+    )
     out.revenue = float(money["price"] or 0)
     out.provider_cost = float(money["provider"] or 0)
+    out.tenant_provider_cost = float(money["tenant"] or 0)
     out.cost_per_day = [
         {
             "day": d["day"],

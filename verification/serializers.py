@@ -79,7 +79,10 @@ class UsageSerializer(serializers.Serializer):
     llm_calls = serializers.IntegerField()
     prompt_tokens = serializers.IntegerField()
     completion_tokens = serializers.IntegerField()
-    cost_usd = serializers.FloatField()
+    cost_usd = serializers.FloatField(help_text="what the job's provider calls cost, all payers")
+    own_key_cost_usd = serializers.FloatField(
+        help_text="the part paid by the tenant through its own keys: reported, never billed"
+    )
 
 
 class VerificationSerializer(serializers.ModelSerializer):
@@ -89,6 +92,11 @@ class VerificationSerializer(serializers.ModelSerializer):
     spans = serializers.SerializerMethodField()
     usage = serializers.SerializerMethodField()
     verification_status = serializers.CharField()
+    diagnostics = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="internal notes for operators (fallbacks, failed or unusable LLM calls); "
+        "`warning` holds only the policy's text for the end user",
+    )
     metadata = serializers.JSONField()
 
     class Meta:
@@ -114,6 +122,7 @@ class VerificationSerializer(serializers.ModelSerializer):
             "final_response",
             "iterations",
             "warning",
+            "diagnostics",
             "coverage",
             "citations",
             "cascade",
@@ -144,13 +153,15 @@ class VerificationSerializer(serializers.ModelSerializer):
                 "prompt_tokens": 0,
                 "completion_tokens": 0,
                 "cost_usd": 0.0,
+                "own_key_cost_usd": 0.0,
             }
         return {
             "detector_tokens": usage.detector_tokens,
             "llm_calls": usage.llm_calls,
             "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens,
-            "cost_usd": float(usage.provider_cost_usd),
+            "cost_usd": float(usage.provider_cost_usd + usage.tenant_provider_cost_usd),
+            "own_key_cost_usd": float(usage.tenant_provider_cost_usd),
         }
 
 

@@ -127,6 +127,9 @@ def model_config(tenant_id: int, name: str, max_tokens: int = 512) -> ModelConfi
         timeout_s=provider.timeout_seconds,
         max_retries=provider.max_retries,
         max_tokens=max_tokens,
+        # Every call goes through one of the tenant's own providers (its key, its server):
+        # the tenant pays the provider, we don't (environment keys are never used).
+        own_key=True,
     )
 
 

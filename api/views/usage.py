@@ -44,12 +44,14 @@ class UsageView(TenantScopedView):
                 "verifications": report.verifications,
                 "detector_tokens": report.detector_tokens,
                 "provider_cost_usd": float(report.provider_cost_usd),
+                "tenant_provider_cost_usd": float(report.tenant_provider_cost_usd),
                 "price_usd": float(report.price_usd),
                 "by_mode": {
                     line.mode: {
                         "verifications": line.verifications,
                         "detector_tokens": line.detector_tokens,
                         "provider_cost_usd": float(line.provider_cost_usd),
+                        "tenant_provider_cost_usd": float(line.tenant_provider_cost_usd),
                         "price_usd": float(line.price_usd),
                     }
                     for line in report.by_mode

@@ -25,6 +25,18 @@ class FeedbackForm(forms.Form):
     )
 
 
+def _per_model(usage: UsageRecord | None) -> list[tuple[str, dict]]:
+    """Per-model calls, tokens and what they cost whoever paid (service or own key)."""
+    if usage is None:
+        return []
+    rows = []
+    for name, m in sorted((usage.per_model or {}).items()):
+        if isinstance(m, dict):
+            total = float(m.get("cost_usd") or 0) + float(m.get("tenant_cost_usd") or 0)
+            rows.append((name, {**m, "total_cost_usd": total}))
+    return rows
+
+
 def _job(scope, public_id: str) -> VerificationJob:
     job_id = VerificationJob.parse_public_id(public_id)
     return scope.get_or_404(VerificationJob.objects.select_related("api_key"), pk=job_id)
@@ -115,7 +127,7 @@ def detail(request, scope, public_id: str):
             "grounding": job.grounding,
             "mitigation": job_detail.mitigation(list(job.mitigation_steps.all())),
             "usage": usage,
-            "per_model": sorted((usage.per_model or {}).items()) if usage else [],
+            "per_model": _per_model(usage),
             "latency_total": total,
             "stages": stages,
             "feedback": list(job.feedback.order_by("-created_at")),

@@ -154,18 +154,21 @@ def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, c
         "verifications": 3,
         "detector_tokens": 160,
         "provider_cost_usd": 0.0115,
+        "tenant_provider_cost_usd": 0.0,
         "price_usd": 0.054,
         "by_mode": {
             "lightweight": {
                 "verifications": 2,
                 "detector_tokens": 150,
                 "provider_cost_usd": 0.0015,
+                "tenant_provider_cost_usd": 0.0,
                 "price_usd": 0.004,
             },
             "premium": {
                 "verifications": 1,
                 "detector_tokens": 10,
                 "provider_cost_usd": 0.01,
+                "tenant_provider_cost_usd": 0.0,
                 "price_usd": 0.05,
             },
         },

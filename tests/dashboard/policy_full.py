@@ -34,7 +34,7 @@ FULL: dict[str, Any] = {
         "require_consensus": True,
     },
     "budgets": {"per_request_usd": 0.25, "monthly_usd": 1234.5},
-    "cascade": {"enabled": True, "low": 0.2, "high": 0.9, "judge_model": "gpt-4o-mini"},
+    "cascade": {"enabled": True, "low": 0.2, "high": 0.9, "judge_model": "openai/gpt-4o-mini"},
     "fact_check": {
         "search_sources": ["web", "knowledge_base"],
         "knowledge_base": "Handbook",

@@ -21,25 +21,31 @@ def _messages(problems) -> str:
     return " ".join(p.message for p in problems)
 
 
-def test_models_must_be_served_by_a_provider_or_known_to_the_price_table():
+def test_models_must_be_served_by_a_provider_even_one_litellm_knows():
     doc = {"premium": {"verification_models": ["openai/primary", "openai/made-up-9"]}}
     _, problems = check_policy(doc, SERVED)
     assert [p.loc for p in problems] == [("premium", "verification_models", 1)]
     assert "not served by any of your LLM providers" in problems[0].message
-    # a model litellm's price table knows passes, as does one a provider serves
-    ok = {"premium": {"verification_models": ["anthropic/claude-x"], "judge_model": "gpt-4o"}}
+    # a model litellm's price map knows is refused too: nothing could call it
+    known = {"premium": {"verification_models": ["anthropic/claude-x"], "judge_model": "gpt-4o"}}
+    assert [p.loc for p in check_policy(known, SERVED)[1]] == [("premium", "judge_model")]
+    ok = {
+        "premium": {"verification_models": ["anthropic/claude-x"], "judge_model": "openai/primary"}
+    }
     assert check_policy(ok, SERVED)[1] == []
 
 
 def test_a_mode_that_needs_an_llm_cannot_be_the_default_without_one():
     _, problems = check_policy({"default_mode": "premium"}, NO_LLM)
-    assert [p.loc for p in problems] == [("default_mode",)]
+    # both reasons at once: no LLM, and no verification model to cross-check with
+    assert [p.loc for p in problems] == [("premium", "verification_models"), ("default_mode",)]
     assert "needs an LLM" in _messages(problems)
     # allowing it is harmless (requests for it get a 400); standard has its no-LLM repair
     assert check_policy({"allowed_modes": ["lightweight", "premium"]}, NO_LLM)[1] == []
     assert check_policy({"default_mode": "standard"}, NO_LLM)[1] == []
     # and without `available` (reading a stored policy) nothing of this is checked
-    assert check_policy({"default_mode": "premium"})[1] == []
+    stored = {"default_mode": "premium", "premium": {"verification_models": ["openai/x"]}}
+    assert check_policy(stored)[1] == []
 
 
 def test_the_editor_refuses_premium_as_default_for_a_tenant_without_llm(client, owner_a, tenant_a):
@@ -62,7 +68,12 @@ def test_the_editor_offers_the_served_models_and_refuses_others(client, owner_a,
     assert "not served by any of your LLM providers" in refused.content.decode()
     saved = client.post(
         reverse("dashboard:policy"),
-        editor_post(client, premium_judge_model="openai/gpt-4o", default_mode="premium"),
+        editor_post(
+            client,
+            premium_judge_model="openai/gpt-4o",
+            premium_verification_models="anthropic/claude-3-5-haiku",
+            default_mode="premium",
+        ),
     )
     assert saved.status_code == 302
     stored = Policy.objects.get(tenant=tenant_a.tenant).document

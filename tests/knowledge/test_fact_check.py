@@ -97,7 +97,7 @@ def test_one_tenants_documents_never_ground_another_tenants_answer(client_a, cli
     assert both.status_code == 400
 
 
-def test_web_search_grounds_uncovered_claims_and_its_cost_is_billed(
+def test_web_search_grounds_uncovered_claims_and_its_cost_is_the_tenants_own(
     client_a, tenant_a, fake_search
 ):
     tenant = tenant_a[0]
@@ -124,7 +124,9 @@ def test_web_search_grounds_uncovered_claims_and_its_cost_is_billed(
     usage = UsageRecord.objects.get()
     assert usage.search_queries == 1
     assert usage.search_cost_usd == Decimal("0.008")
-    assert usage.price_usd == Decimal("0.016")
+    # the search ran on the tenant's own key: its cost is reported, never billed
+    assert usage.tenant_provider_cost_usd == Decimal("0.008")
+    assert (usage.provider_cost_usd, usage.price_usd) == (0, 0)
 
 
 def test_a_failing_search_provider_is_reported_as_no_evidence(client_a, tenant_a, fake_search):
@@ -135,6 +137,26 @@ def test_a_failing_search_provider_is_reported_as_no_evidence(client_a, tenant_a
     result = _verify(client_a, response="The Eiffel Tower was built in 1950.")
     assert result["verification_status"] == "unverifiable"
     assert "tavily answered 500" in result["grounding"]["errors"][0]
+
+
+def test_a_failed_web_search_costs_nothing(client_a, tenant_a, fake_search):
+    # given a search provider with a price per query that fails every query
+    tenant = tenant_a[0]
+    tenant.plan = Plan.objects.create(name="web", search_price_markup=Decimal("2"))
+    tenant.save()
+    WebSearchSettings.objects.create(
+        tenant=tenant, provider="tavily", api_base=fake_search.url, price_per_query_usd="0.008"
+    )
+    Policy.objects.create(tenant=tenant, document={"fact_check": {"search_sources": ["web"]}})
+    fake_search.status = 500
+    # when an answer is verified against the web
+    result = _verify(client_a, response="The Eiffel Tower was built in 1950.")
+    # then the failed queries are counted as failed, and cost and bill nothing
+    assert result["grounding"]["web"]["failed"] >= 1
+    assert result["grounding"]["web"]["queries"] == 0
+    usage = UsageRecord.objects.get()
+    assert (usage.search_queries, usage.search_cost_usd) == (0, 0)
+    assert (usage.tenant_provider_cost_usd, usage.price_usd) == (0, 0)
 
 
 def test_the_web_search_provider_is_configured_through_the_api_with_a_hidden_key(

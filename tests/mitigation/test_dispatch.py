@@ -58,7 +58,7 @@ def test_standard_without_an_llm_repairs_without_one():
 
     assert result.mode == "repair"
     assert result.calls == []
-    assert "no LLM configured" in result.warnings[0]
+    assert "no LLM configured" in result.diagnostics[0]
 
 
 def test_premium_without_a_judge_falls_back_to_standard(llm, client, model):
@@ -69,7 +69,7 @@ def test_premium_without_a_judge_falls_back_to_standard(llm, client, model):
 
     assert result.mode == "standard"
     assert result.final_response == RIGHT
-    assert "fell back to standard" in result.warnings[0]
+    assert "fell back to standard" in result.diagnostics[0]
 
 
 def test_premium_with_models_runs_the_cross_check(llm, client, model):

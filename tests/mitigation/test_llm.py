@@ -14,6 +14,7 @@ from verification.engine.mitigation import (
     LLMClient,
     LLMError,
     LLMRequest,
+    Price,
     RetryPolicy,
 )
 
@@ -43,6 +44,24 @@ def test_it_prices_models_litellm_knows_with_litellm(llm, model):
 
     assert call.cost_source == "litellm"
     assert call.cost_usd == pytest.approx(1000 * 0.15e-6 + 1000 * 0.6e-6)
+
+
+def test_a_price_override_never_reprices_a_model_litellm_knows(llm, model):
+    # given one override for every model of a provider (one it serves is gpt-4o-mini)
+    prices = {m: Price(1.5, 6.0) for m in ("gpt-4o-mini", "custom-judge")}
+    llm.script(
+        Reply(content="hi", prompt_tokens=1000, completion_tokens=1000),
+        Reply(content="hi", prompt_tokens=1000, completion_tokens=1000),
+    )
+    client = LLMClient(prices=prices)
+    # when each is called
+    known = client.complete(model("gpt-4o-mini"), MESSAGES, role="verify").call
+    custom = client.complete(model("custom-judge"), MESSAGES, role="judge").call
+    # then litellm prices the model it knows, the override only the one it does not
+    assert (known.cost_source, custom.cost_source) == ("litellm", "price_table")
+    assert known.cost_usd == pytest.approx(1000 * 0.15e-6 + 1000 * 0.6e-6)
+    assert custom.cost_usd == pytest.approx(1000 * 1.5e-6 + 1000 * 6e-6)
+    assert client.estimate_cost(model("gpt-4o-mini"), MESSAGES) < 512 * 6e-6
 
 
 def test_unknown_models_cost_nothing_but_say_so(llm, model):

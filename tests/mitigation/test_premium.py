@@ -138,7 +138,7 @@ def test_a_failed_judge_keeps_grounded_claims_and_qualifies_disputed_ones(llm, c
         "It stands in Paris."
     )
     assert [(c.kind, c.tier) for c in result.changes] == [("qualified", "fallback")]
-    assert any("judge failed" in w for w in result.warnings)
+    assert any("judge failed" in w for w in result.diagnostics)
     judge_calls = [c for c in result.calls if c.role == "judge"]
     assert judge_calls[0].error
     assert judge_calls[0].attempts == 3
@@ -157,7 +157,7 @@ def test_malformed_judge_json_is_handled_like_a_failure(llm, client, model):
 
     assert result.stop_reason == "judge_failed"
     assert result.final_response.startswith("(Not confirmed by the provided context)")
-    assert "not usable JSON" in " ".join(result.warnings)
+    assert "not usable JSON" in " ".join(result.diagnostics)
 
 
 @pytest.mark.parametrize(
@@ -203,7 +203,7 @@ def test_a_failed_verification_model_does_not_stop_the_others(llm, client, model
     result = _run(client, model, "The tower was completed in 1950.")
 
     assert result.final_response == "The tower was completed in 1889."
-    assert any("verifier-a" in w for w in result.warnings)
+    assert any("verifier-a" in w for w in result.diagnostics)
 
 
 def test_premium_costs_add_up_to_the_sum_of_calls(llm, client, model):
@@ -274,5 +274,5 @@ def test_verification_calls_the_budget_cannot_cover_are_skipped(llm, client, mod
     )  # fmt: skip
 
     assert len(llm.requests) == 1
-    assert any("skipped" in w for w in result.warnings)
+    assert any("skipped" in w for w in result.diagnostics)
     assert budget.spent_usd == pytest.approx(result.cost_usd)

@@ -139,7 +139,7 @@ def test_it_stops_before_a_call_the_budget_cannot_pay(llm, client, model):
     assert len(result.calls) == 1
     assert budget.spent_usd == pytest.approx(result.cost_usd)
     assert result.final_response.startswith("The Eiffel Tower was completed in 1889 in Lyon.")
-    assert any("budget" in w for w in result.warnings)
+    assert any("budget" in w for w in result.diagnostics)
 
 
 def _refine_prompt():

@@ -45,9 +45,12 @@ def test_standard_mode_refines_the_answer_with_the_tenants_llm(
     assert calls[0].completion_tokens == 10
     usage = UsageRecord.objects.get(job=job)
     assert usage.llm_calls == len(calls)
-    assert usage.provider_cost_usd == sum(c.cost_usd for c in calls)
-    assert float(usage.provider_cost_usd) == pytest.approx(len(calls) * (20 * 1 + 10 * 2) / 1e6)
-    assert body["usage"]["cost_usd"] == pytest.approx(float(usage.provider_cost_usd))
+    assert usage.tenant_provider_cost_usd == sum(c.cost_usd for c in calls)  # own key
+    assert float(usage.tenant_provider_cost_usd) == pytest.approx(
+        len(calls) * (20 * 1 + 10 * 2) / 1e6
+    )
+    assert body["usage"]["cost_usd"] == pytest.approx(float(usage.tenant_provider_cost_usd))
+    assert body["usage"]["own_key_cost_usd"] == body["usage"]["cost_usd"]
     assert MitigationStep.objects.filter(job=job).count() >= 2
     prompt = fake_llm.requests[0]["messages"][-1]["content"]
     assert "1950" in prompt  # the refinement prompt names the flagged span

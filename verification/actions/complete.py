@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
@@ -44,6 +44,7 @@ class Outcome:
     cost_weight: float = 0.1
     cascade: dict | None = None
     grounding: dict | None = None
+    diagnostics: list[str] = field(default_factory=list)
 
     @classmethod
     def from_plan(
@@ -60,6 +61,7 @@ class Outcome:
         mitigation: MitigationResult | None = None,
         cascade: dict | None = None,
         grounding: dict | None = None,
+        diagnostics: list[str] | None = None,
     ) -> Outcome:
         """The outcome of a planned job: what was decided comes from its plan, except
         the mode when its mitigation ran another (premium falling back to standard):
@@ -83,6 +85,7 @@ class Outcome:
             cost_weight=plan.policy.cost_weight,
             cascade=cascade,
             grounding=grounding,
+            diagnostics=list(diagnostics or []),
         )
 
 
@@ -135,6 +138,7 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
         job.final_score = outcome.final_score if outcome.final_score is not None else result.score
         job.stage = JobStage.DONE
         job.warning = outcome.warning
+        job.diagnostics = outcome.diagnostics
         job.iterations = outcome.iterations
         job.completed_at = now
         job.lease_expires_at = None
@@ -165,7 +169,7 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
         cost = 0.0
         if outcome.mitigation is not None:
             cost = trajectory.store(job, outcome.mitigation)
-        billing.record_usage(job)
+        billing.record_usage(job, outcome.mitigation)
         _reward_mode(job, outcome, cost)
         job.save()  # after the reward, so the row is written once (the job row is locked)
         deliveries = webhooks.create_deliveries(job, "verification.completed")

@@ -35,5 +35,6 @@ def verify_reply(
                 completion_tokens=call.completion_tokens,
                 cost_usd=Decimal(str(round(call.cost_usd, 8))),
                 latency_ms=int(call.latency_ms),
+                own_key=call.own_key,
             )
     return jobs

@@ -42,6 +42,7 @@ def store(job: VerificationJob, result: MitigationResult) -> float:
                     "changes": [asdict(c) for c in result.changes],
                     "stop_reason": result.stop_reason,
                     "warnings": result.warnings,
+                    "diagnostics": result.diagnostics,
                 },
             )
         )
@@ -58,6 +59,7 @@ def store(job: VerificationJob, result: MitigationResult) -> float:
                 cost_usd=_dec(call.cost_usd),
                 latency_ms=int(call.latency_ms),
                 error=call.error or "",
+                own_key=call.own_key,
             )
             for call in result.calls
         ]

@@ -4,7 +4,10 @@ Shared by the dashboard pages and `GET /v1/billing/reports/{YYYY-MM}` so the
 two can never disagree. Per-model LLM usage is read from
 `UsageRecord.per_model`, a JSON object keyed by model name:
 `{"openai/gpt-4o-mini": {"calls": 2, "prompt_tokens": 1650,
-"completion_tokens": 210, "cost_usd": 0.00091}}`; missing keys count as 0.
+"completion_tokens": 210, "cost_usd": 0, "tenant_cost_usd": 0.00091}}`; missing
+keys count as 0. `provider_cost_usd` is what the service paid providers (billed
+with the plan's markup); `tenant_provider_cost_usd` is what the tenant paid its
+own providers through its own keys, shown for information and never billed.
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ class ModeLine:
     completion_tokens: int
     provider_cost_usd: Decimal
     price_usd: Decimal
+    tenant_provider_cost_usd: Decimal = Decimal(0)
+    search_queries: int = 0
 
 
 @dataclass
@@ -75,6 +80,7 @@ class ModelLine:
     prompt_tokens: int
     completion_tokens: int
     provider_cost_usd: Decimal
+    tenant_provider_cost_usd: Decimal = Decimal(0)
 
 
 @dataclass
@@ -93,6 +99,8 @@ class MonthlyReport:
     completion_tokens: int = 0
     provider_cost_usd: Decimal = Decimal(0)
     price_usd: Decimal = Decimal(0)
+    tenant_provider_cost_usd: Decimal = Decimal(0)
+    search_queries: int = 0
 
     @property
     def margin_usd(self) -> Decimal:
@@ -120,7 +128,8 @@ def _per_model(tenant_id: int, start: dt.datetime, end: dt.datetime) -> list[Mod
                COALESCE(SUM((m.value->>'calls')::numeric), 0),
                COALESCE(SUM((m.value->>'prompt_tokens')::numeric), 0),
                COALESCE(SUM((m.value->>'completion_tokens')::numeric), 0),
-               COALESCE(SUM((m.value->>'cost_usd')::numeric), 0)
+               COALESCE(SUM((m.value->>'cost_usd')::numeric), 0),
+               COALESCE(SUM((m.value->>'tenant_cost_usd')::numeric), 0)
         FROM {table} AS u, jsonb_each(u.per_model) AS m
         WHERE u.tenant_id = %s AND u.created_at >= %s AND u.created_at < %s
           AND jsonb_typeof(u.per_model) = 'object' AND jsonb_typeof(m.value) = 'object'
@@ -136,8 +145,9 @@ def _per_model(tenant_id: int, start: dt.datetime, end: dt.datetime) -> list[Mod
             prompt_tokens=int(prompt),
             completion_tokens=int(completion),
             provider_cost_usd=Decimal(cost).quantize(MONEY),
+            tenant_provider_cost_usd=Decimal(tenant_cost).quantize(MONEY),
         )
-        for key, calls, prompt, completion, cost in rows
+        for key, calls, prompt, completion, cost, tenant_cost in rows
     ]
 
 
@@ -152,6 +162,8 @@ def monthly_report(tenant: Tenant, month: str) -> MonthlyReport:
         "prompt_tokens": Sum("prompt_tokens"),
         "completion_tokens": Sum("completion_tokens"),
         "provider_cost_usd": Sum("provider_cost_usd"),
+        "tenant_provider_cost_usd": Sum("tenant_provider_cost_usd"),
+        "search_queries": Sum("search_queries"),
         "price_usd": Sum("price_usd"),
     }
     report = MonthlyReport(
@@ -172,6 +184,10 @@ def monthly_report(tenant: Tenant, month: str) -> MonthlyReport:
                 completion_tokens=r["completion_tokens"] or 0,
                 provider_cost_usd=(r["provider_cost_usd"] or Decimal(0)).quantize(MONEY),
                 price_usd=(r["price_usd"] or Decimal(0)).quantize(MONEY),
+                tenant_provider_cost_usd=(r["tenant_provider_cost_usd"] or Decimal(0)).quantize(
+                    MONEY
+                ),
+                search_queries=r["search_queries"] or 0,
             )
         )
     for line in report.by_mode:
@@ -182,6 +198,8 @@ def monthly_report(tenant: Tenant, month: str) -> MonthlyReport:
         report.completion_tokens += line.completion_tokens
         report.provider_cost_usd += line.provider_cost_usd
         report.price_usd += line.price_usd
+        report.tenant_provider_cost_usd += line.tenant_provider_cost_usd
+        report.search_queries += line.search_queries
     report.by_model = _per_model(tenant.pk, start, end)
     return report
 
@@ -207,6 +225,7 @@ def report_as_dict(report: MonthlyReport) -> dict:
     data = _plain(asdict(report))
     data["provider_cost_usd"] = _money(report.provider_cost_usd)
     data["price_usd"] = _money(report.price_usd)
+    data["tenant_provider_cost_usd"] = _money(report.tenant_provider_cost_usd)
     data["margin_usd"] = _money(report.margin_usd)
     return data
 
@@ -224,6 +243,7 @@ CSV_HEADER = [
     "completion_tokens",
     "provider_cost_usd",
     "price_usd",
+    "tenant_provider_cost_usd",
 ]
 
 
@@ -256,6 +276,7 @@ def report_as_csv(report: MonthlyReport) -> str:
                 m.completion_tokens,
                 _money(m.provider_cost_usd),
                 _money(m.price_usd),
+                _money(m.tenant_provider_cost_usd),
             ]
         )
     for x in report.by_model:
@@ -271,6 +292,7 @@ def report_as_csv(report: MonthlyReport) -> str:
                 x.completion_tokens,
                 _money(x.provider_cost_usd),
                 "",
+                _money(x.tenant_provider_cost_usd),
             ]
         )
     writer.writerow(
@@ -285,6 +307,7 @@ def report_as_csv(report: MonthlyReport) -> str:
             report.completion_tokens,
             _money(report.provider_cost_usd),
             _money(report.price_usd),
+            _money(report.tenant_provider_cost_usd),
         ]
     )
     return out.getvalue()

@@ -33,6 +33,10 @@ class ModeSpec:
     #: Without any LLM, the detect stage can still finish the job with the no-LLM
     #: repair instead of a warning.
     repairs_without_llm: bool = False
+    #: The policy field (path) that must not be empty for the mode to run; a policy
+    #: making it a job's mode without it is refused (`policy_checks`).
+    requires: tuple[str, ...] = ()
+    requires_message: str = ""
 
     @property
     def price_key(self) -> str:
@@ -67,6 +71,8 @@ MODES: dict[str, ModeSpec] = {
             runner="premium:run_mode",
             fallback="standard",
             fallback_warning="premium needs verification and judge models; fell back to standard",
+            requires=("premium", "verification_models"),
+            requires_message="Premium mode needs at least one verification model.",
         ),
     )
 }

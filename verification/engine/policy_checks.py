@@ -131,9 +131,33 @@ def _mode_problems(data: Mapping) -> list[Problem]:
     return out
 
 
+def _job_modes(data: Mapping) -> list[tuple[Loc, Any]]:
+    """Where `data` sets the mode a job gets (the default, each decision's), and the mode."""
+    found: list[tuple[Loc, Any]] = [(("default_mode",), data.get("default_mode"))]
+    for d, decision in enumerate(_as_list(data.get("decisions"))):
+        for p, plugin in enumerate(_as_list(_as_map(decision).get("plugins"))):
+            mode = _as_map(_as_map(plugin).get("configuration")).get("mode")
+            found.append((("decisions", d, "plugins", p, "configuration", "mode"), mode))
+    return found
+
+
+def _requirement_problems(data: Mapping) -> list[Problem]:
+    """A mode a job gets whose required policy field is empty (premium without any
+    verification model) would only ever run as its fallback: refused, once per mode."""
+    out: list[Problem] = []
+    allowed = _as_list(data.get("allowed_modes", list(MODE_NAMES)))
+    for mode in dict.fromkeys(m for _, m in _job_modes(data) if isinstance(m, str)):
+        spec = MODES.get(mode)
+        if spec is None or not spec.requires or mode not in allowed:
+            continue  # a mode that is not allowed is refused as such (`_mode_problems`)
+        if not _name_at(data, spec.requires):
+            out.append(Problem(spec.requires, spec.requires_message))
+    return out
+
+
 def consistency_problems(data: Mapping) -> list[Problem]:
     """Cross-field problems of a raw policy document (it may be otherwise invalid)."""
-    out = _mode_problems(data) + _model_problems(data)
+    out = _mode_problems(data) + _model_problems(data) + _requirement_problems(data)
     cascade = _as_map(data.get("cascade"))
     low, high = cascade.get("low", 0.35), cascade.get("high", 0.75)
     if isinstance(low, int | float) and isinstance(high, int | float) and low >= high:
@@ -162,9 +186,9 @@ class Available:
 
 
 def _callable(name: str, available: Available) -> bool:
-    known = known_plain_models()
-    bare = name.split("/", 1)[-1]
-    return name in available.models or name in known or bare in known
+    # A name litellm merely knows is not enough: nothing calls it without a provider's
+    # credentials (the deployment's own keys are never used for a tenant's calls).
+    return name in available.models
 
 
 def availability_problems(data: Mapping, available: Available) -> list[Problem]:
@@ -178,10 +202,13 @@ def availability_problems(data: Mapping, available: Available) -> list[Problem]:
         )
         for p in _model_locations(data)
         if isinstance(_name_at(data, p.loc), str)
+        and model_name_problem(_name_at(data, p.loc)) is None  # else it is said already
         and not _callable(_name_at(data, p.loc), available)
     ]
     if available.llm:
         return out
+    if _as_map(data.get("cascade")).get("enabled") is True:
+        out.append(Problem(("cascade", "enabled"), _NO_LLM_CASCADE))
 
     def needs(mode: Any) -> bool:
         return isinstance(mode, str) and mode in MODES and not runs_without_llm(mode)
@@ -202,6 +229,10 @@ def availability_problems(data: Mapping, available: Available) -> list[Problem]:
 _NO_LLM = (
     "This mode needs an LLM and this tenant has none: add a provider on the LLM providers "
     "page first."
+)
+_NO_LLM_CASCADE = (
+    "The cascade asks an LLM judge and this tenant has none: add a provider on the LLM "
+    "providers page first."
 )
 
 
@@ -240,6 +271,9 @@ def check_policy(
     if isinstance(data, Mapping):
         seen = {(p.loc, p.message) for p in problems}
         problems += [p for p in consistency_problems(data) if (p.loc, p.message) not in seen]
-        if available is not None and not problems:
-            problems += availability_problems(data, available)
+        if available is not None:  # every problem in one pass, not layer by layer
+            seen = {(p.loc, p.message) for p in problems}
+            problems += [
+                p for p in availability_problems(data, available) if (p.loc, p.message) not in seen
+            ]
     return (None, problems) if problems else (document, [])

@@ -81,7 +81,9 @@ class VerificationJob(models.Model):
     risk_level = models.CharField(max_length=16, blank=True, default="")
     final_response = models.TextField(blank=True, default="")
     iterations = models.PositiveIntegerField(default=0)
-    warning = models.TextField(blank=True, default="")
+    warning = models.TextField(blank=True, default="")  # for the end user: the policy's text
+    # For operators: fallbacks, failed or unusable LLM calls; never put in `warning`.
+    diagnostics = models.JSONField(default=list, blank=True)
     coverage = models.JSONField(default=dict, blank=True)
     citations = models.JSONField(null=True, blank=True)
     cascade = models.JSONField(null=True, blank=True, help_text="which tier decided each span")

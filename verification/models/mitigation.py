@@ -49,6 +49,9 @@ class LLMCallRecord(models.Model):
     cost_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
     latency_ms = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, default="")
+    # Made with the tenant's own provider credentials: the tenant pays the provider
+    # directly, so the cost is reported to it and never billed (`billing.usage`).
+    own_key = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     def __str__(self) -> str:

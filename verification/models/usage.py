@@ -21,9 +21,15 @@ class UsageRecord(models.Model):
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     per_model = models.JSONField(default=dict, blank=True)
+    # What the service paid providers for this job (billed with the plan's markups)...
     provider_cost_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
+    # ...and what the tenant paid its own providers, through its own keys: reported, never billed.
+    tenant_provider_cost_usd = models.DecimalField(
+        max_digits=14, decimal_places=8, default=Decimal(0)
+    )
     price_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
-    # web search queries made to ground an answer without context, and what they cost us
+    # web search queries that answered, made to ground an answer without context, and their
+    # cost (failed queries are not counted: providers do not charge them)
     search_queries = models.PositiveIntegerField(default=0)
     search_cost_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
     created_at = models.DateTimeField(default=timezone.now, db_index=True)

@@ -152,6 +152,7 @@ def _finish_with_repair(p: Planned, result: DetectionResult) -> None:
         final_response=repaired.final_response,
         final_score=repaired.final_score,
         warning=" ".join(w for w in repaired.warnings if w),
+        diagnostics=repaired.diagnostics,
         iterations=1 if repaired.changes else 0,
         mitigate_ms=int((time.monotonic() - started) * 1000),
         mitigation=repaired,

@@ -38,8 +38,10 @@ class Grounding:
     refs: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
-    web_queries: int = 0
+    web_queries: int = 0  # queries the provider answered (and charges)
+    web_failed: int = 0
     web_cost_usd: Decimal = Decimal(0)
+    web_own_key: bool = False  # the tenant's own search key: reported, never billed
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -57,7 +59,12 @@ class Grounding:
             "claims_with_evidence": self.covered,
             "summary": self.summary(),
             "passages": self.refs,
-            "web": {"queries": self.web_queries, "cost_usd": str(self.web_cost_usd)},
+            "web": {
+                "queries": self.web_queries,
+                "failed": self.web_failed,
+                "cost_usd": str(self.web_cost_usd),
+                "own_key": self.web_own_key,
+            },
             "errors": self.errors,
         }
 
@@ -108,6 +115,7 @@ def gather(
     searches in all): the knowledge base for the first claims, then the web for
     claims it did not cover, while searches remain."""
     g = Grounding(sources=[s for s, on in (("knowledge_base", kb), ("web", web)) if on])
+    g.web_own_key = web is not None and bool(web.api_key or web.api_base)
     if kb is not None and not kb.documents.filter(status=DocumentStatus.READY).exists():
         g.errors.append(f"knowledge base {kb.public_id} has no indexed documents")
     claims = checkable_claims(answer)
@@ -148,13 +156,15 @@ def gather(
         if web is not None and not entry["evidence"] and budget > 0:
             budget -= 1
             asked = True
-            g.web_queries += 1
-            g.web_cost_usd += web.price_per_query_usd
             try:
                 results = web_search(web, claim.text)
             except WebSearchError as exc:
                 g.errors.append(str(exc))
+                g.web_failed += 1  # a failed query is not charged, so it costs nothing
                 results = []
+            else:
+                g.web_queries += 1
+                g.web_cost_usd += web.price_per_query_usd
             for r in results[:PER_CLAIM]:
                 index = _add(
                     g, ("web", r.url), r.content, {"kind": "web", "url": r.url, "title": r.title}

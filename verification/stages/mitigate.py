@@ -158,7 +158,9 @@ def run(job: VerificationJob) -> bool:
         )
         result.warnings.append(plan.warning(initial))
     rounds = max((it.index for it in result.iterations), default=0)
+    # The end user reads the policy's words; what went wrong inside is for operators.
     warning = " ".join(w for w in [*result.warnings, result.disclaimer or ""] if w)
+    diagnostics = [*(cascade_record or {}).get("warnings", []), *result.diagnostics]
     return complete_job(
         job.pk,
         job.attempts,
@@ -173,5 +175,6 @@ def run(job: VerificationJob) -> bool:
             mitigate_ms=int((time.monotonic() - started) * 1000),
             mitigation=result,
             cascade=cascade_record,
+            diagnostics=diagnostics,
         ),
     )

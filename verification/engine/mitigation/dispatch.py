@@ -4,7 +4,7 @@ The worker resolves the mode (request override, policy, or the bandit for
 `auto`) and the tenant's models; this looks the mode up in the registry
 (`engine/modes.py`) and runs it. A mode that needs models the tenant has not
 configured falls back to its registered `fallback` (premium -> standard; standard
-without an LLM repairs without one) and says so in `warnings`, because a cheaper
+without an LLM repairs without one) and says so in `diagnostics`, because a cheaper
 mitigation is better than none.
 """
 
@@ -95,5 +95,5 @@ def mitigate(
             raise RuntimeError(f"mode {spec.name!r} could not run and has no fallback")
         warnings.append(spec.fallback_warning)
         spec = mode_spec(spec.fallback)
-    result.warnings[:0] = warnings
+    result.diagnostics[:0] = warnings  # the fallbacks, for operators
     return result

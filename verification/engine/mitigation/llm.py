@@ -168,12 +168,22 @@ def close_stream(chunks: Any) -> None:
                 close()
 
 
+def litellm_knows(model: str) -> bool:
+    """Does litellm's (local) price map have a price for `model`?"""
+    try:
+        litellm.cost_per_token(model=model, prompt_tokens=1, completion_tokens=1)
+    except Exception:  # litellm raises assorted errors for unmapped models
+        return False
+    return True
+
+
 class LLMClient:
     """Calls models through litellm and accounts for every call.
 
     `prices` maps a model name (with or without its `provider/` prefix) to a
-    `Price`; an entry there wins over litellm's map, because a price the
-    tenant configured (negotiated, self-hosted) is more specific.
+    `Price` for models litellm has no price for (self-hosted, fine-tuned, new):
+    a model litellm's map knows is priced by litellm, whatever the table says,
+    so one provider-wide override cannot reprice the well-known models it serves.
     """
 
     def __init__(
@@ -192,12 +202,16 @@ class LLMClient:
     # -- pricing ---------------------------------------------------------------------------
 
     def _table_price(self, model: str) -> Price | None:
-        return self.prices.get(model) or self.prices.get(model.split("/", 1)[-1])
+        """The table's price of `model`, only when litellm's map has none."""
+        table = self.prices.get(model) or self.prices.get(model.split("/", 1)[-1])
+        if table is None or litellm_knows(model):
+            return None
+        return table
 
     def price_tokens(
         self, model: str, prompt_tokens: int, completion_tokens: int
     ) -> tuple[float, CostSource]:
-        """USD for a token count, from the price table, else litellm's map, else unknown (0)."""
+        """USD for a token count: litellm's map, else the price table, else unknown (0)."""
         table = self._table_price(model)
         if table is not None:
             cost = prompt_tokens * table.input_per_mtok + completion_tokens * table.output_per_mtok
@@ -300,7 +314,7 @@ class LLMClient:
         budget: Budget | None = None,
     ) -> LLMReply:
         """One chat completion. Raises `BudgetExceeded` before calling, `LLMError` on failure."""
-        call = LLMCall(model=config.model, role=role)
+        call = LLMCall(model=config.model, role=role, own_key=config.own_key)
         estimate = self.estimate_cost(config, messages)
         call.estimated_cost_usd = estimate
         if budget is not None:
@@ -337,7 +351,7 @@ class LLMClient:
         Retries apply only until the first chunk arrives: once text has been
         forwarded to a caller, repeating the call would duplicate it.
         """
-        call = LLMCall(model=config.model, role=role)
+        call = LLMCall(model=config.model, role=role, own_key=config.own_key)
         kwargs = self._request(
             config, messages, stream=True, stream_options={"include_usage": True}
         )

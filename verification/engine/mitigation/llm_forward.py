@@ -68,7 +68,7 @@ def forward(
     role: str = "gateway",
 ) -> Forwarded:
     """One upstream chat completion with the client's parameters. Raises `LLMError`."""
-    call = LLMCall(model=config.model, role=role)
+    call = LLMCall(model=config.model, role=role, own_key=config.own_key)
     started = time.perf_counter()
     try:
         response = client.run(call, config, **_kwargs(config, messages, params, extra_body))
@@ -99,7 +99,7 @@ def forward_stream(
     Retries apply only until the stream opens: once chunks reached a caller,
     repeating the call would duplicate them. Usage is always requested.
     """
-    call = LLMCall(model=config.model, role=role)
+    call = LLMCall(model=config.model, role=role, own_key=config.own_key)
     stream_params = {**params, "stream": True, "stream_options": {"include_usage": True}}
     started = time.perf_counter()
     try:

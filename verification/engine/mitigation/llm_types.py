@@ -30,11 +30,17 @@ class ModelConfig:
     temperature: float = 0.0
     max_retries: int | None = None
     refusal: str = ""
+    #: Called with the tenant's own provider credentials (its key, its server): the
+    #: tenant pays the provider directly, so the call is reported, never billed.
+    own_key: bool = False
 
 
 @dataclass(frozen=True)
 class Price:
-    """USD per million tokens, for models litellm has no price for (self-hosted, new)."""
+    """USD per million tokens, for models litellm has no price for (self-hosted, new).
+
+    A model litellm's price map knows is always priced by litellm: an override
+    must not change what a known model costs."""
 
     input_per_mtok: float
     output_per_mtok: float
@@ -64,6 +70,7 @@ class LLMCall:
     cost_source: CostSource = "unknown"
     attempts: int = 0
     error: str | None = None
+    own_key: bool = False  # made with the tenant's own credentials (`ModelConfig.own_key`)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..types import DetectionInput, DetectionResult, Span
+from .added_text import unscored
 from .agreement import Comparison, Similarity, compare, lexical_similarity
 from .llm import Budget, BudgetExceeded, LLMCall, LLMClient, LLMError, LLMRequest, ModelConfig
 from .prompts import DisputedClaim, JudgeVerdict, answer_messages, judge_messages, parse_judge_reply
@@ -219,6 +220,7 @@ def cross_check(
 ) -> MitigationResult:
     """Premium mitigation of `item.response` (the primary answer); never raises on LLM trouble."""
     cfg = settings or PremiumSettings()
+    redetect = unscored(redetect, cfg.qualifier)  # our qualifier is never scored
     calls: list[LLMCall] = []
     warnings: list[str] = []
     changes: list[Change] = []
@@ -274,7 +276,7 @@ def cross_check(
         iterations=iterations,
         calls=calls,
         changes=changes,
-        warnings=warnings,
+        diagnostics=warnings,
         final_spans=list(current.spans),
     )
 

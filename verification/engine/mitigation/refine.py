@@ -148,7 +148,7 @@ def refine(
         stop_reason=stop_reason,
         iterations=iterations,
         calls=calls,
-        warnings=warnings,
+        diagnostics=warnings,
         disclaimer=disclaimer,
         final_spans=list(best.spans),
     )
@@ -159,7 +159,7 @@ def run_mode(request: ModeRequest) -> MitigationResult:
     or, with no LLM configured, the no-LLM repair."""
     if request.client is None or request.models.primary is None:
         result = repair(request.item, request.detection, redetect=request.redetect)
-        result.warnings.insert(0, "no LLM configured; repaired without one")
+        result.diagnostics.insert(0, "no LLM configured; repaired without one")
         return result
     return refine(
         request.item,

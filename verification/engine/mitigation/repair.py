@@ -19,6 +19,7 @@ from typing import Literal
 
 from ..text.sentences import sentence_index_at
 from ..types import DetectionInput, DetectionResult, Span
+from .added_text import unscored
 from .result import Change, Iteration, MitigationResult, Redetect
 from .segments import Segment, replace_segments, split_sentences
 
@@ -198,7 +199,7 @@ def repair(
     final_result = detection
     scored = redetect is not None or final == text  # else the repaired text is unscored
     if redetect is not None and final != text:
-        final_result = redetect(replace(item, response=final))
+        final_result = unscored(redetect, cfg.qualifier)(replace(item, response=final))
     iterations = [Iteration(0, text, detection.score, list(detection.spans), note="original")]
     if final != text:
         iterations.append(

@@ -70,8 +70,12 @@ class MitigationResult:
     iterations: list[Iteration] = field(default_factory=list)
     calls: list[LLMCall] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
+    #: For the end user: the policy's warning text (lightweight), never internal notes.
     warnings: list[str] = field(default_factory=list)
     disclaimer: str | None = None
+    #: For operators: fallbacks, failed or unusable LLM calls ("judge reply was not
+    #: usable JSON"); stored as the verification's `diagnostics`, never as its warning.
+    diagnostics: list[str] = field(default_factory=list)
     final_spans: list[Span] = field(default_factory=list)
 
     @property
