@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 export DEBUG="${DEBUG:-true}"
+# /metrics on its own port, as the containers serve it: the public port answers 404 for it
+export GUNICORN_METRICS_BIND="${GUNICORN_METRICS_BIND:-127.0.0.1:9100}"
 bash scripts/services.sh
 mkdir -p var
 $PY manage.py ensure_database
