@@ -29,6 +29,18 @@ urlpatterns = [
     path("", overview.overview_page, name="overview"),
     path("login/", auth.LoginView.as_view(), name="login"),
     path("logout/", auth.LogoutView.as_view(), name="logout"),
+    path("password-reset/", auth.PasswordResetView.as_view(), name="password-reset"),
+    path("password-reset/sent/", auth.PasswordResetDoneView.as_view(), name="password-reset-done"),
+    path(
+        "password-reset/<uidb64>/<token>/",
+        auth.PasswordResetConfirmView.as_view(),
+        name="password-reset-confirm",
+    ),
+    path(
+        "password-reset/done/",
+        auth.PasswordResetCompleteView.as_view(),
+        name="password-reset-complete",
+    ),
     path("tenant/", auth.switch, name="switch-tenant"),
     path("verifications/", history.history, name="history"),
     path("verifications/<str:public_id>/", detail.detail, name="verification"),
