@@ -47,6 +47,8 @@ INSTALLED_APPS = [
     "verification",
     "api",
     "dashboard",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "axes",  # after the apps whose sign-in it guards
     "csp",
 ]
@@ -148,6 +150,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "dashboard.signin_lockout.locked_out_response"  # 429 + Retry-After
 AXES_CLIENT_IP_CALLABLE = "tenants.audit.client_ip"  # REMOTE_ADDR, as the audit log reads it
+OTP_TOTP_ISSUER = "TruthLens"  # the name authenticator apps show next to the account
 AXES_VERBOSE = False  # our own log line and audit event say it (tenants.signin_lockout)
 
 # --- e-mail (invitations) ----------------------------------------------------
@@ -311,7 +314,8 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # axes says INFO on every sign-in; its lockouts are WARNING (and logged by the dashboard)
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = TRUTHLENS["MAX_BODY_BYTES"]
 

@@ -14,6 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from ..scoping import switch_tenant, tenant_view
+from . import two_factor
 
 
 class EmailAuthenticationForm(AuthenticationForm):
@@ -42,6 +43,13 @@ class EmailAuthenticationForm(AuthenticationForm):
 class LoginView(auth_views.LoginView):
     template_name = "dashboard/login.html"
     form_class = EmailAuthenticationForm
+
+    def form_valid(self, form):
+        user = form.get_user()
+        if two_factor.has_two_factor(user):
+            return two_factor.park(self.request, user, self.get_success_url())
+        return super().form_valid(form)
+
     redirect_authenticated_user = True
     next_page = "dashboard:overview"
 
@@ -86,6 +94,11 @@ class PasswordResetDoneView(auth_views.PasswordResetDoneView):
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     template_name = "dashboard/password_reset_confirm.html"
     success_url = reverse_lazy("dashboard:password-reset-complete")
+
+    def render_to_response(self, context, **kwargs):
+        if not context.get("validlink"):
+            kwargs["status"] = 404  # a spent, expired or made-up link
+        return super().render_to_response(context, **kwargs)
 
     def form_valid(self, form):
         response = super().form_valid(form)
