@@ -15,7 +15,7 @@ import ipaddress
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -31,6 +31,22 @@ class CheckedUrl:
     host: str
     port: int
     address: str  # the vetted IP to connect to
+
+    def pinned_url(self, url: str | None = None) -> str:
+        """`url` (by default the checked one, or a path under it on the same host) with
+        the vetted address in place of the host name: the client never resolves it again."""
+        parts = urlsplit(url or self.url)
+        host = f"[{self.address}]" if ":" in self.address else self.address
+        return urlunsplit((parts.scheme, f"{host}:{self.port}", parts.path or "/", parts.query, ""))
+
+    @property
+    def host_header(self) -> str:
+        return self.host if self.port in (80, 443) else f"{self.host}:{self.port}"
+
+    @property
+    def extensions(self) -> dict[str, str]:
+        """httpx request extensions: TLS names and verifies the host, not the address."""
+        return {"sni_hostname": self.host}
 
 
 # Every entry of the IANA special-purpose address registries
