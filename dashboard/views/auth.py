@@ -43,15 +43,14 @@ class EmailAuthenticationForm(AuthenticationForm):
 class LoginView(auth_views.LoginView):
     template_name = "dashboard/login.html"
     form_class = EmailAuthenticationForm
+    redirect_authenticated_user = True
+    next_page = "dashboard:overview"
 
     def form_valid(self, form):
         user = form.get_user()
-        if two_factor.has_two_factor(user):
+        if two_factor.has_two_factor(user):  # the password was right: now the code
             return two_factor.park(self.request, user, self.get_success_url())
         return super().form_valid(form)
-
-    redirect_authenticated_user = True
-    next_page = "dashboard:overview"
 
 
 class LogoutView(auth_views.LogoutView):
