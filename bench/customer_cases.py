@@ -25,7 +25,11 @@ the held-out customer-style figure.
 
 Prints n, balanced accuracy of `detected` (the policy's own decision at its
 threshold), AUROC of the score, character-level span P/R/F1, the same per
-task and per kind, and the misclassified ids.
+task and per kind, recall by kind of error (value, time/date, name, negation,
+added clause, non-English), false alarms by cause (typed: a contradiction span;
+model: the detector's own score; other), the precision of the `contradiction`
+label (the share of answers carrying one that are wrong), balanced accuracy
+against coverage, and the misclassified ids.
 """
 
 from __future__ import annotations
@@ -68,6 +72,8 @@ def run_in_process(cases: list[dict], detector_spec: str) -> list[dict]:
             "score": r.score,
             "detected": r.detected,
             "spans": [(s.start, s.end) for s in r.spans],
+            "labels": [s.label for s in r.spans],
+            "model_score": r.model_score,
         }
         for r in results
     ]
@@ -90,7 +96,9 @@ def run_api(cases: list[dict], url: str, key: str) -> list[dict]:
             spans = [(s["start"], s["end"]) for s in r.get("spans", [])]
             out.append(
                 {"status": r.get("status"), "score": r.get("score"),
-                 "detected": r.get("detected"), "spans": spans}
+                 "detected": r.get("detected"), "spans": spans,
+                 "labels": [s.get("label") for s in r.get("spans", [])],
+                 "model_score": r.get("score")}
             )  # fmt: skip
     return out
 
@@ -114,6 +122,76 @@ def summarise(cases: list[dict], results: list[dict]) -> dict:
         "span_f1": round(prf.f1, 4),
         "tp": m.tp, "fp": m.fp, "tn": m.tn, "fn": m.fn,
     }  # fmt: skip
+
+
+#: Error kinds as README's table names them; a set's own kinds map onto these.
+ERROR_KINDS = {
+    "value": "value",
+    "time": "time/date",
+    "date": "time/date",
+    "name": "name",
+    "negation": "negation",
+    "unsupported_clause": "added clause",
+    "non_english": "non-English",
+}
+
+
+def error_report(cases: list[dict], results: list[dict], threshold: float = 0.5) -> dict:
+    """Recall by kind of error, false alarms by cause, the precision of the
+    `contradiction` label, and accuracy against coverage (abstaining nearest the
+    threshold first: what an "uncertain" band around it would buy)."""
+    recall: dict[str, list[int]] = {}
+    for c, r in zip(cases, results, strict=True):
+        if c["label"] == 1:
+            kind = ERROR_KINDS.get(c["kind"], c["kind"])
+            hit = recall.setdefault(kind, [0, 0])
+            hit[0] += bool(r["detected"])
+            hit[1] += 1
+    faithful = [(c, r) for c, r in zip(cases, results, strict=True) if c["label"] == 0]
+    causes = {"typed": 0, "model": 0, "other": 0}
+    for _, r in faithful:
+        if not r["detected"]:
+            continue
+        if "contradiction" in r.get("labels", []):
+            causes["typed"] += 1
+        elif (r.get("model_score") or 0) >= threshold:
+            causes["model"] += 1
+        else:
+            causes["other"] += 1
+    flagged = [c["label"] for c, r in zip(cases, results, strict=True)
+               if "contradiction" in r.get("labels", [])]  # fmt: skip
+    precision = sum(flagged) / len(flagged) if flagged else None
+    by_margin = sorted(
+        range(len(cases)), key=lambda i: abs((results[i]["score"] or 0.0) - threshold)
+    )
+    curve = []
+    for keep in (1.0, 0.9, 0.8, 0.7, 0.6, 0.5):
+        kept = sorted(by_margin[len(cases) - round(keep * len(cases)) :])
+        sub_c = [cases[i] for i in kept]
+        sub_r = [results[i] for i in kept]
+        if len({c["label"] for c in sub_c}) < 2:
+            continue
+        m = example_metrics(
+            [c["label"] for c in sub_c], [1.0 if r["detected"] else 0.0 for r in sub_r], 0.5
+        )
+        curve.append({"coverage": keep, "balanced_accuracy": round(m.balanced_accuracy, 4)})
+    return {
+        "recall_by_kind": {k: f"{v[0]}/{v[1]}" for k, v in sorted(recall.items())},
+        "false_alarms_by_cause": {k: f"{v}/{len(faithful)}" for k, v in causes.items()},
+        "contradiction_precision": None if precision is None else round(precision, 4),
+        "contradiction_answers": len(flagged),
+        "accuracy_vs_coverage": curve,
+    }
+
+
+def print_error_report(errors: dict) -> None:
+    print("  recall by kind of error:   ", json.dumps(errors["recall_by_kind"]))
+    print("  false alarms by cause:     ", json.dumps(errors["false_alarms_by_cause"]))
+    print(
+        f"  contradiction label precision: {errors['contradiction_precision']} "
+        f"(answers with a contradiction span: {errors['contradiction_answers']})"
+    )
+    print("  accuracy vs coverage:      ", json.dumps(errors["accuracy_vs_coverage"]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
                 report[f"{field}={value}"] = {"n": len(idx), "right": right}
     for name, m in report.items():
         print(f"  {name:<28} {json.dumps(m)}")
+    report["errors"] = error_report(cases, results)
+    print_error_report(report["errors"])
     wrong = [
         f"{c['id']}({c['kind']}, score {r['score'] if r['score'] is None else round(r['score'], 2)})"
         for c, r in zip(cases, results, strict=True)

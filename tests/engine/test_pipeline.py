@@ -77,8 +77,8 @@ def test_missing_context_is_unverifiable_never_a_pass(context):
     assert "context" in result.reason
 
 
-def test_an_answer_in_an_unsupported_language_is_unverifiable(eiffel):
-    answer = "Der Eiffelturm wurde 1889 fertiggestellt und steht in Paris."
+def test_an_answer_in_an_unsupported_language_without_values_is_unverifiable(eiffel):
+    answer = "Der Eiffelturm wurde aus Eisen gebaut und steht mitten in Paris."
     result = run(DetectionInput.build(eiffel.context, answer, "When?"))
     assert result.status == "unverifiable"
     assert "'de'" in result.reason

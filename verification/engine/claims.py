@@ -1,6 +1,8 @@
-"""Checkable claims of an answer: the sentences that state figures, dates, named
-entities or external references, the ones worth searching evidence for when the
-answer came without a context. Every sentence is a claim when none is marked."""
+"""The claims of an answer, the sentences to search evidence for when the answer came
+without a context. Every sentence is a claim: one with no figure, date or name can be
+as wrong as one with ("X is not case sensitive"). Sentences that state figures, dates,
+named entities or external references come first, since searches may be capped
+(`max_queries`); the caller reports every claim it did not search, never drops one."""
 
 from __future__ import annotations
 
@@ -41,11 +43,11 @@ def _markers(sentence: str) -> tuple[str, ...]:
 
 
 def checkable_claims(answer: str) -> list[Claim]:
-    """The answer's marked sentences in order; all of its sentences when none is marked."""
+    """Every non-empty sentence of the answer: the marked ones first, each group in
+    answer order."""
     sentences = [
         Claim(s.start, s.end, answer[s.start : s.end], _markers(answer[s.start : s.end]))
         for s in split_sentences(answer)
         if answer[s.start : s.end].strip()
     ]
-    marked = [c for c in sentences if c.markers]
-    return marked or sentences
+    return [c for c in sentences if c.markers] + [c for c in sentences if not c.markers]

@@ -18,7 +18,14 @@ from .explain.labels import explain_spans
 from .query_types import QueryTypeClassifier, default_classifier
 from .scoring import typed_checks
 from .scoring.citations import CitationPolicy, check_citations
+from .scoring.evidence_rules import (
+    contradiction_floor,
+    damp_function_words,
+    precise_labels,
+    relevant_passages,
+)
 from .scoring.spans import merge_spans, response_score, risk_level
+from .scoring.values_only import values_only
 from .text.embeddings import Encoder, get_encoder
 from .text.language import UNDETERMINED, answer_language
 from .types import (
@@ -104,7 +111,7 @@ def verify_batch(
         types = [("other", 0.0)] * len(items)
 
     results: list[DetectionResult | None] = [None] * len(items)
-    pending: list[tuple[int, DetectionInput, Coverage]] = []
+    pending: list[tuple[int, DetectionInput, Coverage, list[int]]] = []
     for i, (item, (qtype, qconf)) in enumerate(zip(items, types, strict=True)):
         base = DetectionResult(
             status="unverifiable",
@@ -130,25 +137,30 @@ def verify_batch(
                 f"the answer's language '{lang}' is not supported by detector "
                 f"'{detector.name}' (supports: {langs})"
             )
-            results[i] = base
+            # Numbers, dates, times, money and units need no language model.
+            results[i] = values_only(item, lang, config.threshold, base)
             continue
-        prepared, coverage = _cap_context(item, config.max_context_chars)
+        related, kept = _related(item)
+        prepared, coverage = _cap_context(related, config.max_context_chars)
         coverage.language = lang
+        coverage.passages_unrelated = len(item.context) - len(kept)
+        coverage.checks = ["model", "values"] + (["sentences"] if config.typed_checks else [])
         results[i] = base
-        pending.append((i, prepared, coverage))
+        pending.append((i, prepared, coverage, kept))
 
     if pending:
-        predictions = detector.predict([prepared for _, prepared, _ in pending])
+        predictions = detector.predict([prepared for _, prepared, _, _ in pending])
         if len(predictions) != len(pending):
             raise RuntimeError(
                 f"detector {detector.name!r} returned {len(predictions)} predictions "
                 f"for {len(pending)} inputs"
             )
         encoder = get_encoder() if config.explain and config.explain_embeddings else None
-        for (i, prepared, cap), pred in zip(pending, predictions, strict=True):
+        for (i, prepared, cap, kept), pred in zip(pending, predictions, strict=True):
             pending_result = results[i]
             assert pending_result is not None
-            results[i] = _score(items[i], prepared, pred, cap, config, pending_result, encoder)
+            scored = _score(items[i], prepared, pred, cap, config, pending_result, encoder)
+            results[i] = _in_original_passages(scored, kept)
     return [r for r in results if r is not None]
 
 
@@ -165,6 +177,30 @@ def _early_exit(
     if not item.response.strip():
         return replace(base, reason="the response is empty")
     return None
+
+
+def _related(item: DetectionInput) -> tuple[DetectionInput, list[int]]:
+    """The item with only the passages that share content with the answer or question
+    (`evidence_rules.relevant_passages`), and their original indices: a passage that
+    shares nothing can support nothing, and must not dilute what the others say."""
+    kept = relevant_passages(item.context, item.response, item.query)
+    if len(kept) == len(item.context):
+        return item, kept
+    ids = None if item.passage_ids is None else tuple(item.passage_ids[i] for i in kept)
+    return replace(item, context=tuple(item.context[i] for i in kept), passage_ids=ids), kept
+
+
+def _in_original_passages(result: DetectionResult, kept: list[int]) -> DetectionResult:
+    """Evidence passage indices mapped back from the related passages to the request's."""
+    if kept == list(range(len(kept))):
+        return result
+    spans = [
+        s
+        if s.evidence is None
+        else replace(s, evidence=replace(s.evidence, passage_index=kept[s.evidence.passage_index]))
+        for s in result.spans
+    ]
+    return replace(result, spans=spans)
 
 
 def _cap_context(item: DetectionInput, limit: int | None) -> tuple[DetectionInput, Coverage]:
@@ -197,6 +233,8 @@ def _merge_coverage(detector_cov: Coverage, cap: Coverage) -> Coverage:
         cov.context_truncated = True
     cov.language = cap.language
     cov.language_supported = True
+    cov.passages_unrelated = cap.passages_unrelated
+    cov.checks = list(cap.checks)
     return cov
 
 
@@ -227,6 +265,9 @@ def _score(
             if prob is None
             else typed_checks.floor_score(prob, findings, prepared.context),
         )
+    pred = replace(
+        pred, tokens=damp_function_words(original.response, pred.tokens, config.token_threshold)
+    )
     spans = merge_spans(
         original.response,
         pred.tokens,
@@ -240,9 +281,12 @@ def _score(
         explained = explain_spans(prepared, spans, encoder)
         tokens = _without_entailed(pred.tokens, spans, explained)
         spans = _with_conflicts(prepared, explained, findings)
+    spans = precise_labels(spans, findings)
     model_score = response_score(
         tokens, spans, config.aggregation, config.token_threshold, pred.response_prob
     )
+    # A contradiction decides: the score never stays below the strongest one.
+    model_score = max(model_score, contradiction_floor(spans))
     citations = check_citations(original, config.citation_policy)
     score = model_score
     if citations.applicable and config.citation_weight > 0:

@@ -84,6 +84,11 @@ class Coverage:
     answer_truncated: bool = False
     language: str = "und"
     language_supported: bool = True
+    #: passages left out because they share no content word or number with the answer
+    passages_unrelated: int = 0
+    #: which checks ran: "model" (the detector), "values" (numbers, dates, times, money
+    #: and units, in any language), "sentences" (English negation/antonym clause checks)
+    checks: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -22,7 +22,9 @@ a closed word class (`word_classes`: "green" where the context says "orange",
 "half pay" against "full pay"); in a short context the specific classes
 (colours, weather, weekdays, frequencies) are compared anywhere. And a number
 read from another row of a table (`records`: "Bergen ... founded in 1040" when
-1040 is Oslo's row) is a contradiction with the right cell as evidence.
+1040 is Oslo's row) is a contradiction with the right cell as evidence, and so is a
+name from the context in another entity's role (`roles`: "Marco approved" where the
+context's Priya approved what Marco requested).
 
 `adjust(tokens, findings)` applies the findings to any detector's token
 probabilities; the default detector does so before its response head reads
@@ -40,6 +42,7 @@ from ..text.words import content_keys, stem
 from ..types import TokenProb
 from .findings import Finding
 from .records import record_findings
+from .roles import role_findings
 from .typed_values import MONEY, Value, compatible, exactly_equal, rounded_equal, values
 from .word_classes import is_loose, members, word_class
 
@@ -192,10 +195,13 @@ def _derived(
         return _time_plus_duration(value, stated)
     if value.kind != "quantity" or value.unit is None:
         return False
+    if _time_difference(value, stated):
+        return True
     target = value.base()
     nums = [c[2].base() for c in stated if _comparable(value, c[2])][:40]
     nums += [v.base() for v in asked if _comparable(value, v)]
     counts = [float(v.canon[0]) for v in asked if v.kind == "quantity" and 1 < v.canon[0] <= 1000]
+    counts += list(_CALENDAR_FACTORS)
 
     def close(x: float) -> bool:  # worked out exactly, or rounded where the answer says so
         return rounded_equal(x, target) if approximate else exactly_equal(x, target)
@@ -213,6 +219,34 @@ def _derived(
     )
 
 
+#: A rate per day, week or month stated per week, month or year: "£1,200 a month" is
+#: £14,400 a year, "2 doses a day" is 14 a week.
+_CALENDAR_FACTORS = (7.0, 12.0, 24.0, 52.0, 365.0)
+_COUNT_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "twice": 2, "both": 2, "pair": 2, "couple": 2,
+}  # fmt: skip
+
+
+def _own_operands(answer: str, value: Value) -> list[Value]:
+    """The other values of the answer's sentence around `value`, and its counts ("your
+    party of four"): a worked-out value is often stated beside what it was worked out
+    from ("$20 per person, or $80 for your party of four"; "a 50-minute class from 7 pm,
+    ending at 7:50"). A wrong operand is checked on its own."""
+    lo, hi = sentence_around(answer, value.start, value.end)
+    sentence = answer[lo:hi]
+    own = [
+        Value(v.start + lo, v.end + lo, v.kind, v.canon, v.unit)
+        for v in values(sentence)
+        if (v.start + lo, v.end + lo) != (value.start, value.end)
+    ]
+    for m in re.finditer(r"[A-Za-z]+", sentence):
+        n = _COUNT_WORDS.get(m.group().lower())
+        if n is not None:
+            own.append(Value(lo + m.start(), lo + m.end(), "quantity", (float(n),), None))
+    return own
+
+
 def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
     """A time that is a stated time plus a stated duration ("2:30 pm, 45 minutes": done
     by 3:15 pm)."""
@@ -225,6 +259,20 @@ def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> b
         (t.canon[0] * 60 + t.canon[1] + round(d / 60) - minutes) % (12 * 60) == 0
         for t in times
         for d in durations
+    )
+
+
+def _time_difference(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
+    """A duration that is the time between two stated times ("departs 08:21, arrives
+    08:49": a 28-minute journey; "10:05 scheduled, 10:50 expected": 45 minutes late)."""
+    if value.unit not in ("min", "h", "s"):
+        return False
+    minutes = value.base() / 60
+    times = sorted({c[2].canon[0] * 60 + c[2].canon[1] for c in stated if c[2].kind == "time"})[:40]
+    return any(
+        abs(((b - a) % (24 * 60)) - minutes) < 0.5 or abs(((a - b) % (24 * 60)) - minutes) < 0.5
+        for k, a in enumerate(times)
+        for b in times[k + 1 :]
     )
 
 
@@ -263,7 +311,10 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
                 if len(mine & _window_keys(c[1], c[2].start, c[2].end)) >= LONG_SLOT_WORDS
             ]
         said_about = _APPROXIMATE.search(answer[max(0, value.start - 25) : value.start])
-        if pool and _derived(value, stated, asked, approximate=said_about is not None):
+        own = _own_operands(answer, value)
+        operands = stated + [(-1, answer, v) for v in own if v.kind != "quantity" or v.unit]
+        premises = [*asked, *(v for v in own if v.kind == "quantity")]
+        if pool and _derived(value, operands, premises, approximate=said_about is not None):
             continue  # a difference or sum of stated values: worked out, not contradicted
         if pool:
             i, passage, v = _closest(answer, value, pool)
@@ -272,6 +323,8 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
             out.append(
                 Finding(value.start, value.end, value.kind, "conflict", (i, v.start, v.end), reason)
             )
+        elif _derived(value, operands, premises, approximate=said_about is not None):
+            continue  # worked out from values of another kind (a duration from two times)
         elif value.kind != "quantity" or value.unit is not None:
             out.append(Finding(value.start, value.end, value.kind, "absent"))
     return out
@@ -306,6 +359,9 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
     out: list[Finding] = []
     needed = LONG_SENTENCE_OVERLAP if _is_long(context) else SENTENCE_OVERLAP
     clauses = _clause_keys(context)
+    # A class word the context uses elsewhere may be aligned with the wrong clause (a
+    # timetable names every weekday): only a word it never uses is a contradiction.
+    used = {w.lower() for p in context for w in re.findall(r"[A-Za-z]+", p)}
     for s, e in clause_spans(answer):
         sentence = answer[s:e]
         keys = content_keys(sentence)
@@ -352,7 +408,7 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
                 )
                 continue
             rival = _rival(word, their_lower)
-            if rival is not None and not _hedged(sentence, m.start()):
+            if rival is not None and not _hedged(sentence, m.start()) and word not in used:
                 reason = f"different {word_class(word)}: the answer says '{m.group()}' where the context says '{rival}'"
                 out.append(
                     Finding(s + m.start(), s + m.end(), "class", "conflict", (i, cs, ce), reason)
@@ -393,6 +449,8 @@ def _same_polarity(sentence: str, evidence: str) -> bool:
     bound ("no component below 6.0" / "each at least 6.0")."""
     if NEGATIVE_WORDS.search(sentence) or NEGATIVE_WORDS.search(evidence):
         return True
+    if _CHECK_THAT.search(sentence) or _CHECK_THAT.search(evidence):
+        return True
     for negated, bound in _BOUNDS:
         if (negated.search(evidence) and bound.search(sentence)) or (
             negated.search(sentence) and bound.search(evidence)
@@ -400,6 +458,13 @@ def _same_polarity(sentence: str, evidence: str) -> bool:
             return True
     return False
 
+
+#: An instruction to check something states no fact either way: "check that the hose
+#: is not kinked" says what "check the hose for kinks" says.
+_CHECK_THAT = re.compile(
+    r"\b(?:check|make\s+sure|ensure|verify|confirm|see)\b(?:\s+(?:that|whether|if|for))?",
+    re.IGNORECASE,
+)
 
 _HEDGE = re.compile(
     r"\b(?:chance|chances|risk|probability|likelihood|possibility|odds|hint|threat)\s+of\s+"
@@ -455,6 +520,7 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     `query`, which the answer may restate), by position."""
     found = value_findings(context, answer, query) + sentence_findings(context, answer)
     found += class_findings(context, answer, found)
+    found += role_findings(context, answer)
     found = record_findings(context, answer, found)
     return sorted(found, key=lambda f: (f.start, f.end))
 
