@@ -45,7 +45,7 @@ web: install
 	$(VENV)/bin/gunicorn config.wsgi -c deploy/gunicorn.conf.py
 
 worker: install
-	$(VENV)/bin/celery -A workers worker -Q detect,mitigate,webhooks,maintenance -l INFO
+	$(VENV)/bin/celery -A workers worker -Q detect_interactive,detect,mitigate_interactive,mitigate,webhooks,maintenance -l INFO
 
 train: install
 	$(PY) -m verification.engine.train

@@ -39,9 +39,11 @@ from django.core.management import call_command  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
 from bench.metrics import percentile  # noqa: E402
-from tenants.models import ApiKey, LLMSettings, Tenant  # noqa: E402
+from tenants.llm_providers import LLMProvider  # noqa: E402
+from tenants.models import ApiKey, Tenant  # noqa: E402
+from tenants.provider_actions import save_provider  # noqa: E402
 from tests.fixtures.fake_llm import FakeLLM, Reply  # noqa: E402
-from tests.fixtures.workers import WorkerProcess, _worker_env  # noqa: E402
+from tests.fixtures.workers import ALL_QUEUES, WorkerProcess, _worker_env  # noqa: E402
 
 DOC = (
     "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris. "
@@ -59,10 +61,17 @@ def tenant_and_key(fake: FakeLLM) -> str:
     if not tenant.webhook_secret:
         tenant.rotate_webhook_secret()
         tenant.save()
-    LLMSettings.objects.filter(tenant=tenant).delete()
-    llm = LLMSettings(tenant=tenant, default_model="openai/primary", api_base=fake.api_base)
-    llm.api_key = "sk-bench"
-    llm.save()
+    LLMProvider.objects.filter(tenant=tenant).delete()
+    save_provider(
+        tenant,
+        {
+            "name": "Fake",
+            "model_prefix": "openai/",
+            "model_names": ["primary"],
+            "api_base": fake.api_base,
+            "api_key": "sk-bench",
+        },
+    )
     return ApiKey.issue(tenant)[1]
 
 
@@ -116,7 +125,7 @@ def main() -> None:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
     log = Path(tempfile.mkdtemp()) / "worker.log"
-    worker = WorkerProcess(_worker_env(), log, "detect,mitigate,webhooks,maintenance", False)
+    worker = WorkerProcess(_worker_env(), log, ALL_QUEUES, False)
     worker.wait_ready()
     try:
         one(client, fake, True, 0.0)  # warm-up: detector and classifier loads

@@ -103,7 +103,8 @@ def _setup_database(env: dict[str, str]) -> None:
 
 def _tenants(llm_base: str) -> dict[str, str]:
     """A lightweight tenant and a standard one whose LLM is the fake server; their keys."""
-    from tenants.models import ApiKey, LLMSettings, Plan, Policy, Tenant
+    from tenants.models import ApiKey, Plan, Policy, Tenant
+    from tenants.provider_actions import save_provider
 
     plan, _ = Plan.objects.get_or_create(
         name="load-bench", defaults={"rate_limit": "100000/min", "monthly_quota": 0}
@@ -116,11 +117,18 @@ def _tenants(llm_base: str) -> dict[str, str]:
         tenant.save()
         Policy.objects.create(tenant=tenant, document={"default_mode": mode})
         if mode == "standard":
-            llm = LLMSettings(tenant=tenant, default_model="openai/primary", api_base=llm_base)
-            llm.price_table = {"primary": {"input": 1.0, "output": 2.0}}
-            llm.api_key = "sk-load"
-            llm.timeout_seconds = 30
-            llm.save()
+            save_provider(
+                tenant,
+                {
+                    "name": "Fake",
+                    "model_prefix": "openai/",
+                    "model_names": ["primary"],
+                    "api_base": llm_base,
+                    "api_key": "sk-load",
+                    "timeout_seconds": 30,
+                    "price_table": {"primary": {"input": 1.0, "output": 2.0}},
+                },
+            )
         _, tokens[mode] = ApiKey.issue(tenant)
     return tokens
 
@@ -156,6 +164,7 @@ def main() -> int:
         TRUTHLENS_DETECTOR=args.detector,
         TRUTHLENS_SWEEP_INTERVAL_SECONDS="5",
         TRUTHLENS_JOB_LEASE_SECONDS="120",
+        TRUTHLENS_LLM_ALLOWED_HOSTS="127.0.0.1",  # the fake LLM server
         LOG_LEVEL="WARNING",
         PYTHONUNBUFFERED="1",
         PYTHONPATH=str(ROOT),

@@ -275,6 +275,10 @@ TRUTHLENS = {
     ),
     # hosts/CIDRs exempt from the private-address refusal (tests: 127.0.0.1)
     "WEBHOOK_ALLOWED_HOSTS": env_list("TRUTHLENS_WEBHOOK_ALLOWED_HOSTS", []),
+    # hosts/CIDRs a tenant's LLM provider (API base) may reach although they are private or
+    # loopback: a model served next to TruthLens (vLLM, Ollama, a LiteLLM proxy). Tenants
+    # cannot change it; it is read at every connection.
+    "LLM_ALLOWED_HOSTS": env_list("TRUTHLENS_LLM_ALLOWED_HOSTS", []),
     # Fernet key(s) for secrets at rest; first encrypts, all decrypt (rotation)
     "ENCRYPTION_KEYS": env_list("TRUTHLENS_ENCRYPTION_KEYS", []),
     "PUBLIC_BASE_URL": env_str("TRUTHLENS_PUBLIC_BASE_URL", "http://127.0.0.1:8000"),

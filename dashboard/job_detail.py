@@ -29,6 +29,16 @@ class IterationView:
     segments: list[Segment] = field(default_factory=list)
     calls: list[dict] = field(default_factory=list)
 
+    @property
+    def calls_by_model(self) -> list[tuple[str, int]]:
+        """(model, number of calls) in the order first called: a round's calls may go to
+        several models (the refiner, the judge), each named with its own count."""
+        counts: dict[str, int] = {}
+        for call in self.calls:
+            name = str(call.get("model") or self.model or "unknown model")
+            counts[name] = counts.get(name, 0) + 1
+        return list(counts.items())
+
 
 @dataclass
 class MitigationView:

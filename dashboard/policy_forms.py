@@ -63,6 +63,19 @@ class GlobalSettingsForm(forms.Form):
         label="Require a context",
         help_text="Gateway: refuse chat requests that carry no context to verify against.",
     )
+    on_unverified = forms.ChoiceField(
+        choices=[
+            ("pass_with_note", "Pass the answer with the note below"),
+            ("refuse", "Refuse the answer (503)"),
+        ],
+        label="When verification is late",
+        help_text="Gateway: what a reply does when its verdict is not ready in time.",
+    )
+    unverified_note = forms.CharField(
+        max_length=500,
+        label="Unverified note",
+        help_text="Shown after an answer that went out unverified.",
+    )
     default_mode = forms.ChoiceField(
         choices=MODES_AUTO,
         label="Default mode",
@@ -73,6 +86,23 @@ class GlobalSettingsForm(forms.Form):
     )
     token_threshold = number(
         "Token threshold", "A token this likely to be unsupported is marked (0–1).", 0, 1
+    )
+    uncertain_below = number(
+        "Uncertain below the threshold",
+        "Scores this far under the threshold are 'uncertain' (0 turns it off).",
+        0,
+        1,
+    )
+    uncertain_above = number(
+        "Uncertain above the threshold",
+        "Scores this far over the threshold are 'uncertain' unless a contradiction decided them.",
+        0,
+        1,
+    )
+    on_uncertain = forms.ChoiceField(
+        choices=[("pass", "pass, marked uncertain"), ("flag", "flag as a hallucination")],
+        label="Uncertain answers",
+        help_text="What happens to an answer whose score falls in the uncertainty band.",
     )
     aggregation = forms.ChoiceField(
         label="Answer score from spans",
@@ -175,9 +205,14 @@ class GlobalSettingsForm(forms.Form):
     PATHS: dict[str, tuple[tuple[str, ...], str]] = {
         "enabled": (("enabled",), VALUE),
         "require_context": (("require_context",), VALUE),
+        "on_unverified": (("on_unverified",), VALUE),
+        "unverified_note": (("unverified_note",), VALUE),
         "default_mode": (("default_mode",), VALUE),
         "threshold": (("threshold",), VALUE),
         "token_threshold": (("token_threshold",), VALUE),
+        "uncertain_below": (("uncertain_below",), VALUE),
+        "uncertain_above": (("uncertain_above",), VALUE),
+        "on_uncertain": (("on_uncertain",), VALUE),
         "aggregation": (("aggregation",), VALUE),
         "cost_weight": (("cost_weight",), VALUE),
         "skip_query_types": (("skip_query_types",), CHOICES),

@@ -22,6 +22,10 @@ threads = int(os.environ.get("GUNICORN_THREADS", "16"))
 timeout = 60
 graceful_timeout = 30
 accesslog = "-"
+# A header field up to 64 KiB reaches the app (gunicorn's default: 8190 bytes, refused with
+# an HTML 431 the SDKs cannot read), so the gateway answers an oversize X-TruthLens-Context
+# with a JSON 431 naming the body field to use (`api.gateway.options.MAX_CONTEXT_HEADER_BYTES`).
+limit_request_field_size = 65536
 
 _NOT_FOUND = b'{"type": "about:blank", "title": "Not Found", "status": 404}'
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import httpx
 from django.conf import settings
 
-from verification.webhooks.urlguard import CheckedUrl, UnsafeUrl, check_url
+from verification.egress import search_client
+from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from .models import WebSearchSettings
 
@@ -28,30 +29,26 @@ class WebSearchError(Exception):
     pass
 
 
-def _base(config: WebSearchSettings) -> tuple[str, CheckedUrl | None]:
-    """The provider's endpoint; a tenant's own base URL must not point inside our network,
-    and is then called at the very address that was checked (no DNS rebinding)."""
+def _base(config: WebSearchSettings) -> str:
+    """The provider's endpoint; a tenant's own base URL must not point inside our network
+    (checked here for a clear error, and again by the connection itself: `search_client`
+    connects only to the address it has just vetted, so DNS rebinding cannot slip in)."""
     if not config.api_base:
-        return settings.TRUTHLENS["WEB_SEARCH_BASES"][config.provider].rstrip("/"), None
+        return settings.TRUTHLENS["WEB_SEARCH_BASES"][config.provider].rstrip("/")
     try:
-        checked = check_url(config.api_base, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
+        check_url(config.api_base, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
     except UnsafeUrl as exc:
         raise WebSearchError(f"the search provider URL is not allowed: {exc}") from exc
-    return config.api_base.rstrip("/"), checked
+    return config.api_base.rstrip("/")
 
 
-def _request(config: WebSearchSettings, query: str) -> tuple[str, dict, dict, dict]:
-    base, checked = _base(config)
-    url, headers, extensions = f"{base}/search", {}, {}
-    if checked is not None:
-        url = checked.pinned_url(url)
-        headers["Host"] = checked.host_header
-        extensions = checked.extensions
+def _request(config: WebSearchSettings, query: str) -> tuple[str, dict, dict]:
+    base = _base(config)
     if config.provider == "tavily":
         body = {"api_key": config.api_key, "query": query, "max_results": config.max_results}
-        return url, headers, body, extensions
-    headers["X-API-KEY"] = config.api_key
-    return url, headers, {"q": query, "num": config.max_results}, extensions
+        return f"{base}/search", {}, body
+    headers = {"X-API-KEY": config.api_key}
+    return f"{base}/search", headers, {"q": query, "num": config.max_results}
 
 
 def _results(provider: str, data: dict) -> list[WebResult]:
@@ -72,10 +69,11 @@ def _results(provider: str, data: dict) -> list[WebResult]:
 
 def search(config: WebSearchSettings, query: str) -> list[WebResult]:
     """One provider query; `WebSearchError` on any failure."""
-    url, headers, body, extensions = _request(config, query)
+    url, headers, body = _request(config, query)
     try:
-        with httpx.Client(timeout=config.timeout_seconds, follow_redirects=False) as client:
-            response = client.post(url, json=body, headers=headers, extensions=extensions)
+        response = search_client().post(
+            url, json=body, headers=headers, timeout=config.timeout_seconds
+        )
     except httpx.HTTPError as exc:
         raise WebSearchError(f"{config.provider} could not be reached: {exc}") from exc
     if response.status_code != 200:

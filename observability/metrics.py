@@ -46,7 +46,14 @@ TASK_SECONDS = Histogram(
 TASKS = Counter(
     "truthlens_worker_tasks_total", "Celery tasks finished, by state", ["task", "state"]
 )
-QUEUES = ("detect", "mitigate", "webhooks", "maintenance")
+QUEUES = (
+    "detect_interactive",
+    "detect",
+    "mitigate_interactive",
+    "mitigate",
+    "webhooks",
+    "maintenance",
+)
 
 
 class QueueDepthCollector:

@@ -5,8 +5,9 @@ base, an API key (encrypted at rest, write-only), a timeout, retries, the models
 serves and prices for models litellm has no price for. A model id is the prefix
 plus the model's name (`openai/gpt-4o-mini`); one tenant's providers never serve the
 same id twice, so every model a policy names resolves to one provider's
-credentials. The tenant's default refinement model stays on `LLMSettings`; the
-premium verifiers and judge are the policy's: each may come from another provider.
+credentials, and a model no provider serves is never called. The tenant's default
+model is `Tenant.default_model`; the premium verifiers and judge are the policy's:
+each may come from another provider.
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ class LLMProvider(models.Model):
     def model_ids(self) -> list[str]:
         return [self.model_id(m) for m in self.model_names or []]
 
-    # The key, as `EncryptedApiKey` does for `LLMSettings` (that mixin lives in
-    # `tenants.models`, which imports this module to register the model).
+    # The key, as `EncryptedApiKey` does (that mixin lives in `tenants.models`, which
+    # imports this module to register the model).
     @property
     def api_key(self) -> str:
         return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""

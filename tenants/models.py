@@ -78,6 +78,9 @@ class Tenant(models.Model):
     # Signs webhooks sent to per-request callback URLs; encrypted at rest.
     webhook_secret_encrypted = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
+    # The model a job refines with, and the gateway calls, when none is named: always one
+    # of the tenant's providers' models (`tenants.llm_providers`); empty while it has none.
+    default_model = models.CharField(max_length=200, blank=True, default="")
 
     def __str__(self) -> str:
         return self.slug
@@ -224,27 +227,6 @@ class WebhookEndpoint(models.Model):
 
     def wants(self, event_type: str) -> bool:
         return self.is_active and (not self.events or event_type in self.events)
-
-
-class LLMSettings(EncryptedApiKey, models.Model):
-    """A tenant's LLM provider access for mitigation, reached through litellm only."""
-
-    tenant = models.OneToOneField(Tenant, on_delete=models.CASCADE, related_name="llm_settings")
-    default_model = models.CharField(
-        max_length=200, help_text="litellm model, e.g. openai/gpt-4o-mini"
-    )
-    api_base = models.URLField(max_length=500, blank=True, default="")
-    api_key_encrypted = models.TextField(blank=True, default="")
-    timeout_seconds = models.FloatField(default=30)
-    max_retries = models.PositiveIntegerField(default=3)
-    price_table = models.JSONField(
-        default=dict,
-        blank=True,
-        help_text='USD per 1M tokens for models litellm does not know: {"m": {"input": 0.1, "output": 0.4}}',
-    )
-
-    def __str__(self) -> str:
-        return f"LLM settings of {self.tenant}"
 
 
 # Models kept in their own modules, registered with the app here.

@@ -1,7 +1,7 @@
 """Writes to a tenant's LLM providers, shared by the API and the dashboard.
 
-Saving a provider makes sure the tenant has `LLMSettings` (the default refinement
-model), so a new tenant's first provider makes standard and premium runnable. A
+Saving a provider gives a tenant without a default model its first model, so a new
+tenant's first provider makes standard and premium runnable. A
 key is replaced in the same row update as the rest, so a job reading the provider
 sees the old key or the new one, never none.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 from django.db import transaction
 
-from .llm_providers import MODEL_NAME_RE, PREFIX_RE, LLMProvider
-from .models import LLMSettings, Tenant
+from .llm_providers import MODEL_NAME_RE, PREFIX_RE, LLMProvider, served_models
+from .models import Tenant
 
 FIELDS = (
     "name", "model_prefix", "model_names", "api_base", "timeout_seconds", "max_retries",
@@ -35,13 +35,30 @@ def save_provider(tenant: Tenant, data: dict[str, Any], provider: LLMProvider | 
         if data.get("api_key"):
             provider.api_key = data["api_key"]
         provider.save()
-        settings_, _ = LLMSettings.objects.get_or_create(
-            tenant=tenant, defaults={"default_model": (provider.model_ids or [""])[0]}
-        )
-        if not settings_.default_model and provider.model_ids:
-            settings_.default_model = provider.model_ids[0]
-            settings_.save(update_fields=["default_model"])
+        _keep_default_served(tenant)
     return provider
+
+
+def delete_provider(tenant: Tenant, provider: LLMProvider) -> None:
+    """Delete a provider; a default model it served passes to another provider's model."""
+    with transaction.atomic():
+        provider.delete()
+        _keep_default_served(tenant)
+
+
+def _keep_default_served(tenant: Tenant) -> None:
+    """The tenant's default model is one its providers serve: the first served model
+    when it has none or its provider stopped serving it, "" when none is served."""
+    served = served_models(tenant.pk)
+    current = Tenant.objects.filter(pk=tenant.pk).values_list("default_model", flat=True)[0]
+    if current in served:
+        return
+    first = next(
+        (m for p in LLMProvider.objects.filter(tenant=tenant).order_by("pk") for m in p.model_ids),
+        "",
+    )
+    Tenant.objects.filter(pk=tenant.pk).update(default_model=first)
+    tenant.default_model = first
 
 
 def field_errors(
@@ -49,9 +66,8 @@ def field_errors(
 ) -> dict[str, str]:
     """What is wrong with a provider's prefix, model names and API base ({} when fine);
     the API's serializer and the dashboard's form both ask here."""
-    from django.conf import settings
-
-    from verification.webhooks.urlguard import UnsafeUrl, check_url
+    from verification.egress import check_api_base
+    from verification.webhooks.urlguard import UnsafeUrl
 
     errors: dict[str, str] = {}
     if not PREFIX_RE.match(prefix or ""):
@@ -73,7 +89,7 @@ def field_errors(
             errors["model_names"] = f"already served: {', '.join(clash)}."
     if api_base:
         try:
-            check_url(api_base, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
+            check_api_base(api_base)
         except UnsafeUrl as exc:
             errors["api_base"] = str(exc)
     return errors
@@ -95,32 +111,25 @@ class ConnectionCheck:
     latency_ms: int = 0
 
 
-def _plain(exc: Exception, provider: LLMProvider) -> str:
-    """A provider's error in plain words."""
-    import litellm
-
-    base = provider.api_base or "the provider's default address"
-    if isinstance(exc, litellm.AuthenticationError):
-        return "The provider refused the API key (authentication failed). Replace the key."
-    if isinstance(exc, litellm.NotFoundError):
-        return "The provider does not know this model (not found). Check the model name."
-    if isinstance(exc, litellm.RateLimitError):
-        return "The provider is rate-limiting this key (429). Try again later."
-    if isinstance(exc, litellm.Timeout):
-        return f"No answer from {base} within {provider.timeout_seconds:g} s."
-    if isinstance(exc, litellm.APIConnectionError):
-        return f"Could not reach {base}: {str(exc).splitlines()[0][:300]}"
-    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else 'no detail'}"
-
-
 def check_connection(provider: LLMProvider, model: str | None = None) -> ConnectionCheck:
-    """One real, tiny call through litellm (at most 5 answer tokens, no retries):
-    the model's answer, or the provider's error in plain words. Never raises."""
-    import litellm  # the web process loads it here, as the gateway does
+    """One real, tiny call through litellm (at most 5 answer tokens, no retries, the
+    address checked at this moment): the model's answer, or the provider's error in
+    plain words. Never raises."""
+    from verification.egress import check_api_base, guard_litellm
+    from verification.llm_errors import plain_error
+    from verification.webhooks.urlguard import UnsafeUrl
 
     model_id = provider.model_id(model) if model else (provider.model_ids or [""])[0]
     if not model_id:
         return ConnectionCheck(False, "", error="The provider serves no model yet: add one.")
+    if provider.api_base:
+        try:
+            check_api_base(provider.api_base)
+        except UnsafeUrl as exc:
+            return ConnectionCheck(False, model_id, error=f"The API base is not allowed: {exc}.")
+    import litellm  # the web process loads it here, as the gateway does
+
+    guard_litellm()
     started = time.monotonic()
     try:
         response = litellm.completion(
@@ -128,14 +137,15 @@ def check_connection(provider: LLMProvider, model: str | None = None) -> Connect
             messages=[{"role": "user", "content": "Reply with the single word: ready"}],
             max_tokens=5,
             api_base=provider.api_base or None,
-            api_key=provider.api_key or "none",  # openai/ needs some key, even locally
+            api_key=provider.api_key or "none",  # never the environment's key
             timeout=provider.timeout_seconds,
             num_retries=0,
+            max_retries=0,
         )
     except Exception as exc:  # every provider failure becomes words, never a 500
-        return ConnectionCheck(
-            False, model_id, error=_plain(exc, provider), latency_ms=_ms(started)
-        )
+        base = provider.api_base or "the provider's default address"
+        error = plain_error(exc, base, provider.timeout_seconds)
+        return ConnectionCheck(False, model_id, error=error, latency_ms=_ms(started))
     answer = (response.choices[0].message.content or "").strip()
     return ConnectionCheck(True, model_id, answer=answer[:500], latency_ms=_ms(started))
 

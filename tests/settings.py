@@ -8,6 +8,8 @@ import os
 
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/13")
 os.environ.setdefault("TRUTHLENS_WEBHOOK_ALLOWED_HOSTS", "127.0.0.1,localhost")
+# The fake LLM servers listen on 127.0.0.1.
+os.environ.setdefault("TRUTHLENS_LLM_ALLOWED_HOSTS", "127.0.0.1,localhost")
 os.environ.setdefault("TRUTHLENS_WEBHOOK_RETRY_BASE_SECONDS", "0.5")
 os.environ.setdefault("TRUTHLENS_SWEEP_INTERVAL_SECONDS", "1")
 os.environ.setdefault("TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS", "1")

@@ -108,6 +108,7 @@ class VerificationSerializer(serializers.ModelSerializer):
             "final_score",
             "threshold",
             "detected",
+            "verdict",
             "risk_level",
             "spans",
             "final_response",

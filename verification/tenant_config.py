@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from tenants.llm_providers import LLMProvider, provider_for, served_models
-from tenants.models import LLMSettings, Policy, Tenant
+from tenants.models import Policy, Tenant
 
 from .engine.detectors.base import Detector
 from .engine.detectors.registry import load_detector
-from .engine.mitigation.llm_types import ModelConfig, Price, RetryPolicy
+from .engine.mitigation.llm_types import ModelConfig, Price
 from .engine.modes import AUTO, runs_without_llm
 from .engine.policy import PolicyDocument
 from .engine.policy_checks import Available
@@ -64,12 +64,20 @@ def request_errors(
 
 
 # --- LLM access -------------------------------------------------------------
+#
+# Only the tenant's own providers are ever called: a model none of them serves is
+# refused, never sent with the deployment's environment keys (OPENAI_API_KEY...).
+
+
+def default_model(tenant_id: int) -> str:
+    """The tenant's default model ("" while it has no provider)."""
+    found = Tenant.objects.filter(pk=tenant_id).values_list("default_model", flat=True).first()
+    return found or ""
 
 
 def has_llm(tenant_id: int) -> bool:
-    """Can the tenant's jobs call an LLM (a default model, from a provider or the
-    legacy single setting)?"""
-    return LLMSettings.objects.filter(tenant_id=tenant_id).exclude(default_model="").exists()
+    """Can the tenant's jobs call an LLM (it has a default model, which a provider serves)?"""
+    return bool(default_model(tenant_id))
 
 
 def available_to(tenant: Tenant) -> Available:
@@ -78,29 +86,21 @@ def available_to(tenant: Tenant) -> Available:
 
 
 def usable_models(tenant_id: int) -> list[str]:
-    """Models the tenant can name in its policy: those its providers serve, its
-    default model, and those the deployment's price table knows."""
-    names = set(served_models(tenant_id))
-    llm = LLMSettings.objects.filter(tenant_id=tenant_id).first()
-    if llm is not None and llm.default_model:
-        names.add(llm.default_model)
-    names.update(entry.partition("=")[0] for entry in settings.TRUTHLENS["LLM_PRICES"])
-    return sorted(n for n in names if n)
+    """Models the tenant can name in its policy: those its providers serve."""
+    return served_models(tenant_id)
 
 
-def prices(llm: LLMSettings) -> dict[str, Price]:
+def prices(tenant_id: int) -> dict[str, Price]:
     """Configured prices (USD per 1M tokens): the deployment's, then the tenant's
-    providers' (by model id), then its own table, each winning over the one before."""
+    providers' (by model id), each winning over the one before."""
     table: dict[str, Price] = {}
     for entry in settings.TRUTHLENS["LLM_PRICES"]:  # "model=in:out"
         model, _, pair = entry.partition("=")
         p_in, _, p_out = pair.partition(":")
         table[model] = Price(float(p_in), float(p_out))
-    for provider in LLMProvider.objects.filter(tenant_id=llm.tenant_id):
+    for provider in LLMProvider.objects.filter(tenant_id=tenant_id):
         for model, price in (provider.price_table or {}).items():
             table[provider.model_id(model)] = _price(price)
-    for model, price in (llm.price_table or {}).items():
-        table[model] = _price(price)
     return table
 
 
@@ -108,29 +108,36 @@ def _price(entry: dict) -> Price:
     return Price(float(entry.get("input", 0)), float(entry.get("output", 0)))
 
 
-def model_config(llm: LLMSettings, name: str, max_tokens: int = 512) -> ModelConfig:
-    """How to call model `name`: with the credentials of the provider serving it, or
-    the tenant's legacy single setting when none does."""
-    source: LLMSettings | LLMProvider = provider_for(llm.tenant_id, name) or llm
+def not_served(name: str) -> str:
+    return f"model {name!r} is not served by any of this tenant's LLM providers"
+
+
+def model_config(tenant_id: int, name: str, max_tokens: int = 512) -> ModelConfig:
+    """How to call model `name`: with the base, key, timeout and retries of the provider
+    serving it. A model no provider serves gets a config the client refuses to call
+    (`ModelConfig.refusal`), so a job degrades as on any failed call."""
+    provider = provider_for(tenant_id, name) if name else None
+    if provider is None:
+        return ModelConfig(model=name, refusal=not_served(name), max_tokens=max_tokens)
     return ModelConfig(
         model=name,
-        api_base=source.api_base or None,
-        api_key=source.api_key or None,
-        timeout_s=source.timeout_seconds,
+        api_base=provider.api_base or None,
+        # Always a key: without one litellm would read the environment's provider key.
+        api_key=provider.api_key or "none",
+        timeout_s=provider.timeout_seconds,
+        max_retries=provider.max_retries,
         max_tokens=max_tokens,
     )
 
 
-def client_for(llm: LLMSettings) -> LLMClient:
-    """The tenant's client: its prices, and `max_retries` retries after the first
-    attempt (the most any of its providers asks for)."""
+def client_for(tenant_id: int) -> LLMClient:
+    """The tenant's client: its prices; each call retries as its provider says
+    (`ModelConfig.max_retries`), within the provider's timeout."""
+    from .egress import guard_litellm
     from .engine.mitigation.llm import LLMClient  # litellm: see the module docstring
 
-    retries = max(
-        [llm.max_retries]
-        + [p.max_retries for p in LLMProvider.objects.filter(tenant_id=llm.tenant_id)]
-    )
-    return LLMClient(prices=prices(llm), retry=RetryPolicy(attempts=retries + 1))
+    guard_litellm()
+    return LLMClient(prices=prices(tenant_id))
 
 
 # --- detector ---------------------------------------------------------------

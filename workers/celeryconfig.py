@@ -6,6 +6,10 @@ a long detection never holds other jobs hostage, and the Redis visibility
 timeout is short enough that an unacked message comes back within minutes.
 The sweeper (beat) is the second line of defence: it re-enqueues jobs whose
 lease expired, so a lost message never loses a job.
+
+Workers list the interactive queue before its batch queue
+(`-Q detect_interactive,detect`); with the priority queue order a worker always
+drains the first before it takes from the second.
 """
 
 from __future__ import annotations
@@ -37,8 +41,19 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "interval_start": 0,
     "interval_step": 0.2,
     "interval_max": 0.5,
+    # Read a worker's queues in the order of its `-Q` (kombu's default is round robin):
+    # `detect_interactive,detect` takes every waiting client's job before the next batch job.
+    "queue_order_strategy": "priority",
 }
-CELERY_TASK_QUEUES = (Queue("detect"), Queue("mitigate"), Queue("webhooks"), Queue("maintenance"))
+# Interactive work (a gateway call, the API's `wait > 0`) has its own lane per stage.
+CELERY_TASK_QUEUES = (
+    Queue("detect_interactive"),
+    Queue("detect"),
+    Queue("mitigate_interactive"),
+    Queue("mitigate"),
+    Queue("webhooks"),
+    Queue("maintenance"),
+)
 CELERY_TASK_DEFAULT_QUEUE = "maintenance"
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 600, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 660, minimum=1)

@@ -3,21 +3,9 @@ or nothing (a tool-call turn has no prose to check; the next turn's answer is ch
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import Any
 
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        if value.strip():
-            yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
+from .json_answer import JsonAnswer
 
 
 def content_text(content: Any) -> str:
@@ -38,10 +26,8 @@ def checkable_text(message: dict[str, Any], json_mode: bool) -> tuple[str | None
             return None, "tool_calls"
         return None, "empty answer"
     if json_mode:
-        try:
-            data = json.loads(text)
-        except ValueError:
+        answer = JsonAnswer.parse(text)
+        if answer is None:
             return text, ""  # not JSON after all: check it as prose
-        values = "\n".join(_strings(data))
-        return (values, "") if values else (None, "no string values in the JSON answer")
+        return (answer.text, "") if answer.values else (None, "no string values in the JSON answer")
     return text, ""

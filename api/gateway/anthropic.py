@@ -11,6 +11,7 @@ reads them and the context finder finds them.
 from __future__ import annotations
 
 import copy
+import uuid
 from typing import Any
 
 from litellm import ModelResponse
@@ -49,5 +50,11 @@ def to_anthropic(completion: dict[str, Any], tool_names: dict[str, str]) -> dict
         ModelResponse(**completion), tool_name_mapping=tool_names
     )
     out = reply.model_dump(exclude_none=True) if hasattr(reply, "model_dump") else dict(reply)
+    # Anthropic's ids are `msg_...`; the upstream's `chatcmpl-...` would leak the translation.
+    out["id"] = message_id()
     out["truthlens"] = truthlens
     return out
+
+
+def message_id() -> str:
+    return f"msg_{uuid.uuid4().hex}"

@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from api.errors import problem, problem_exception_handler
 from verification.engine.mitigation import LLMError
 from verification.engine.mitigation.llm import retry_after_s
+from verification.llm_errors import plain_error
 
 _OPENAI_TYPES = {
     400: "invalid_request_error",
@@ -26,6 +27,7 @@ _OPENAI_TYPES = {
     403: "permission_error",
     404: "not_found_error",
     413: "invalid_request_error",
+    431: "invalid_request_error",
     415: "invalid_request_error",
     429: "rate_limit_error",
 }
@@ -50,8 +52,8 @@ def gateway_exception_handler(exc, context):
         body["error"] = openai_error(
             response.status_code,
             message,
-            param=errors[0]["field"] if errors else None,
-            code=body["type"].rsplit("/", 1)[-1],
+            param=errors[0]["field"] if errors else getattr(exc, "param", None),
+            code=getattr(exc, "openai_code", None) or body["type"].rsplit("/", 1)[-1],
         )
         response.content_type = "application/json"
     return response
@@ -74,10 +76,14 @@ def upstream_error_response(exc: LLMError) -> Response:
     """The response for an upstream call that failed for good (retries spent)."""
     cause = exc.__cause__
     status, code = _upstream_status(cause)
-    message = f"the upstream model failed: {str(cause or exc)[:500]}"
+    detail = plain_error(cause) if cause is not None else str(exc)
+    message = f"the upstream model failed: {detail}"
     body = problem(status, message, slug=code.replace("_", "-"), title="Upstream model error")
     body["error"] = openai_error(status, message, code=code)
     response = Response(body, status=status, content_type="application/json")
+    # The provider's `max_retries` were already spent here, within its deadline: the
+    # official SDKs' own retries (2 by default) would multiply the upstream calls.
+    response["x-should-retry"] = "false"
     retry_after = _retry_after(cause)
     if status == 429 or retry_after:
         response["Retry-After"] = retry_after or "5"
@@ -87,3 +93,27 @@ def upstream_error_response(exc: LLMError) -> Response:
 def _retry_after(exc: BaseException | None) -> str | None:
     seconds = retry_after_s(exc)
     return str(max(1, round(seconds))) if seconds is not None else None
+
+
+def late_error(late_ids: list[str]) -> dict[str, Any]:
+    """The `error` object of an answer refused because its verdict was late."""
+    return openai_error(
+        503,
+        "the answer could not be verified in time and this tenant's policy refuses "
+        f"unverified answers (on_unverified: refuse); verifications: {', '.join(late_ids)}",
+        code="verification_timeout",
+    )
+
+
+def late_response(late_ids: list[str]) -> Response:
+    """503 for an answer the policy refuses unverified. Not retried by the SDKs
+    (`x-should-retry: false`): a retry pays for another upstream call under the same load."""
+    error = late_error(late_ids)
+    body = problem(503, error["message"], slug="verification-timeout", title="Verification late")
+    body["error"] = error
+    body["truthlens"] = {"verified": False, "reason": "timeout", "ids": late_ids}
+    response = Response(body, status=503, content_type="application/json")
+    response["x-should-retry"] = "false"
+    response["X-TruthLens-Verified"] = "false"
+    response["X-TruthLens-Unverified-Reason"] = "timeout"
+    return response

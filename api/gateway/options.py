@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, ValidationError
 
 from verification.engine.modes import AUTO, MODE_NAMES
 from verification.engine.policy import PolicyDocument
@@ -22,6 +22,24 @@ from verification.tenant_config import request_errors
 
 MAX_PASSAGES = 200
 MAX_PASSAGE_CHARS = 100_000
+#: The largest `X-TruthLens-Context` header read. Proxies and servers refuse larger
+#: header lines (nginx and gunicorn at 8 KiB by default), so longer context goes in the body.
+MAX_CONTEXT_HEADER_BYTES = 8192
+
+
+class HeaderTooLarge(APIException):
+    """431 in the SDKs' error shape, naming the body field to use instead."""
+
+    status_code = 431
+    problem_slug = "header-too-large"
+    param = "truthlens.context"
+
+    def __init__(self, size: int):
+        super().__init__(
+            f"the X-TruthLens-Context header is {size} bytes, over the gateway's limit of "
+            f"{MAX_CONTEXT_HEADER_BYTES}; send the context in the body as `truthlens.context` "
+            '(with the SDKs: extra_body={"truthlens": {"context": [...]}}).'
+        )
 
 
 class TruthLensSerializer(serializers.Serializer):
@@ -53,6 +71,9 @@ class Options:
 
 def _header_options(headers) -> dict:
     out: dict = {}
+    # Django reads header values as Latin-1: one character is one byte on the wire
+    if (size := len(headers.get("X-TruthLens-Context", ""))) > MAX_CONTEXT_HEADER_BYTES:
+        raise HeaderTooLarge(size)
     if raw := headers.get("X-TruthLens-Context", "").strip():
         try:
             value = json.loads(raw) if raw.startswith("[") else raw

@@ -1,4 +1,10 @@
-"""Verifying the answers of one upstream reply: a job per checkable choice, waited on together."""
+"""Verifying the answers of one upstream reply: a job per checkable choice, waited on together.
+
+A verdict that is not ready after `TRUTHLENS_GATEWAY_WAIT_SECONDS` never goes out
+silently: it says `verified: false, reason: "timeout"` (and `X-TruthLens-Verified:
+false`), and the policy's `on_unverified` decides: pass the answer with its
+`unverified_note`, or refuse it (`VerdictLate`).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from api.views.verifications import jobs_with_details, wait_until_final
 from verification.actions.create import NewVerification
 from verification.actions.gateway import verify_reply
 from verification.engine.mitigation import LLMCall
+from verification.engine.policy import PolicyDocument
 from verification.engine.text.messages import marker_ids
 from verification.models import VerificationJob
 from verification.serializers import VerificationSerializer, verification_headers
@@ -52,11 +59,31 @@ class Verdict:
             content = f"{content}\n\n{job.warning}"
         return content
 
+    @property
+    def late(self) -> bool:
+        """Verified, but the verdict did not arrive in time."""
+        return self.truthlens.get("reason") == TIMED_OUT
+
+
+TIMED_OUT = "timeout"
+
+
+class VerdictLate(Exception):
+    """A verdict is late and the policy refuses unverified answers."""
+
+    def __init__(self, late: list[Verdict]):
+        super().__init__("the answer could not be verified in time")
+        self.late = late
+
 
 def unverified(reason: str, grounding: Grounding) -> Verdict:
     return Verdict(
         {"verified": False, "reason": reason, "detected": None, "context": grounding.describe()},
-        headers={"X-TruthLens-Enabled": "false", "X-TruthLens-Detected": "unknown"},
+        headers={
+            "X-TruthLens-Enabled": "false",
+            "X-TruthLens-Detected": "unknown",
+            "X-TruthLens-Verified": "false",
+        },
     )
 
 
@@ -65,7 +92,26 @@ def verdict_of(job: VerificationJob, grounding: Grounding) -> Verdict:
     truthlens = {k: data[k] for k in TRUTHLENS_FIELDS}
     truthlens["verified"] = job.is_final
     truthlens["context"] = grounding.describe()
-    return Verdict(truthlens, job, dict(verification_headers(job)))
+    headers = dict(verification_headers(job))
+    headers["X-TruthLens-Verified"] = "true" if job.is_final else "false"
+    if not job.is_final:
+        truthlens["reason"] = TIMED_OUT
+        truthlens["waited_seconds"] = settings.TRUTHLENS["GATEWAY_WAIT_SECONDS"]
+        headers["X-TruthLens-Unverified-Reason"] = TIMED_OUT
+    return Verdict(truthlens, job, headers)
+
+
+def note_for_late(verdicts: list[Verdict], policy: PolicyDocument) -> str:
+    """The policy's note to show when a verdict is late ("" when none is), set on each
+    late verdict as `truthlens.note`; raises `VerdictLate` when the policy refuses."""
+    late = [v for v in verdicts if v.late]
+    if not late:
+        return ""
+    if policy.on_unverified == "refuse":
+        raise VerdictLate(late)
+    for verdict in late:
+        verdict.truthlens["note"] = policy.unverified_note
+    return policy.unverified_note
 
 
 def start_jobs(
@@ -92,6 +138,7 @@ def start_jobs(
             decision=options.decision,
             threshold=options.threshold,
             metadata={"source": "gateway", "context": grounding.status, "choice": i},
+            interactive=True,
         )
         for i, answer in enumerate(answers)
     ]

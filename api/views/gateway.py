@@ -16,22 +16,24 @@ from typing import NamedTuple
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
-from tenants.models import LLMSettings
+from tenants.llm_providers import provider_for
 from verification.engine.mitigation import LLMError
 from verification.engine.mitigation.llm_forward import forward
+from verification.engine.mitigation.llm_types import ModelConfig
 from verification.engine.policy import PolicyDocument
 from verification.models import VerificationJob
-from verification.tenant_config import client_for, model_config, policy_for
+from verification.tenant_config import client_for, default_model, model_config, policy_for
 
 from ..gateway.completion import verify_completion
-from ..gateway.errors import gateway_exception_handler, upstream_error_response
+from ..gateway.errors import gateway_exception_handler, late_response, upstream_error_response
 from ..gateway.grounding import grounding_for
 from ..gateway.options import Options, options_from
 from ..gateway.params import split_params
 from ..gateway.streaming import stream_response
+from ..gateway.verdicts import VerdictLate
 from ..serializers import MessageSerializer
 from .base import TenantScopedView
 
@@ -44,6 +46,13 @@ class ChatRequestSerializer(serializers.Serializer):
     stream = serializers.BooleanField(required=False, default=False)
 
 
+class ModelNotServed(NotFound):
+    """OpenAI's answer for a model the key cannot use: a 404 the SDKs do not retry."""
+
+    problem_slug = "model-not-found"
+    openai_code = "model_not_found"
+
+
 class GatewayView(TenantScopedView):
     """Errors in the SDKs' shape (`error.message`), for auth and validation failures too."""
 
@@ -53,25 +62,35 @@ class GatewayView(TenantScopedView):
     def get_exception_handler(self):
         return gateway_exception_handler
 
-    def upstream(self) -> LLMSettings:
-        llm = LLMSettings.objects.filter(tenant=self.tenant).first()
-        if llm is None:
-            raise ValidationError({"model": "this tenant has no upstream LLM configured."})
-        return llm
+    def upstream(self, requested: str) -> str:
+        """The model to call: the one requested, else the tenant's default. Only the
+        tenant's providers are called, so a model none serves is a 404 at once (never
+        the deployment's environment keys)."""
+        model = requested or default_model(self.tenant.pk)
+        if not model:
+            raise ValidationError(
+                {"model": "this tenant has no LLM provider: add one (POST /v1/llm-providers)."}
+            )
+        if provider_for(self.tenant.pk, model) is None:
+            raise ModelNotServed(
+                f"The model {model!r} does not exist or is not served by any of this "
+                "tenant's LLM providers."
+            )
+        return model
 
     def start(self, request, serializer_class) -> Started:
         """What both gateways check before the upstream call (a refused request must
-        not cost an LLM call): the body, the tenant's upstream, model, policy, options."""
+        not cost an LLM call): the body, the model, policy, options."""
         if not isinstance(request.data, dict):
             raise ValidationError({"messages": ["the body must be a JSON object."]})
         data = serializer_class(data=request.data)
         data.is_valid(raise_exception=True)
-        llm = self.upstream()
+        model = self.upstream(data.validated_data["model"])
         policy = policy_for(self.tenant)
         return Started(
             data.validated_data,
-            llm,
-            data.validated_data["model"] or llm.default_model,
+            model_config(self.tenant.pk, model),
+            model,
             policy,
             options_from(request.data, request.headers, policy),
         )
@@ -79,7 +98,7 @@ class GatewayView(TenantScopedView):
 
 class Started(NamedTuple):
     validated: dict
-    llm: LLMSettings
+    config: ModelConfig
     model: str
     policy: PolicyDocument
     options: Options
@@ -99,23 +118,30 @@ class ChatCompletions(GatewayView):
     @extend_schema(request=ChatRequestSerializer, responses={200: None})
     def post(self, request):
         started = self.start(request, ChatRequestSerializer)
-        llm, model, policy, options = started.llm, started.model, started.policy, started.options
+        config, model, policy, options = (
+            started.config,
+            started.model,
+            started.policy,
+            started.options,
+        )
         # Forwarded as sent: the serializer would drop assistant `tool_calls` and the like.
         messages = copy.deepcopy(request.data["messages"])
         grounding = grounding_for(messages, options, policy)
         params, extra_body = split_params(request.data)
-        config = model_config(llm, model)
         if started.validated["stream"]:
             return stream_response(
-                self.tenant, request.auth, llm, config, messages, params, extra_body,
+                self.tenant, request.auth, config, messages, params, extra_body,
                 options, grounding, policy,
             )  # fmt: skip
         try:
-            reply = forward(client_for(llm), config, messages, params, extra_body)
+            reply = forward(client_for(self.tenant.pk), config, messages, params, extra_body)
         except LLMError as exc:
             return upstream_error_response(exc)
-        completion, headers = verify_completion(
-            self.tenant, request.auth, reply.response, reply.call, model, messages,
-            options, grounding, params,
-        )  # fmt: skip
+        try:
+            completion, headers = verify_completion(
+                self.tenant, request.auth, reply.response, reply.call, model, messages,
+                options, grounding, params, policy,
+            )  # fmt: skip
+        except VerdictLate as exc:
+            return late_response([v.truthlens["id"] for v in exc.late])
         return with_headers(completion, headers)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
@@ -10,8 +9,13 @@ from rest_framework.response import Response
 
 from tenants.audit import record
 from tenants.llm_providers import LLMProvider, served_models
-from tenants.models import LLMSettings
-from tenants.provider_actions import check_connection, field_errors, save_provider
+from tenants.models import Tenant
+from tenants.provider_actions import (
+    check_connection,
+    delete_provider,
+    field_errors,
+    save_provider,
+)
 from verification.tenant_config import policy_for
 
 from .base import TenantScopedView
@@ -124,7 +128,7 @@ class LLMProviderDetail(TenantScopedView):
     @extend_schema(responses={204: None})
     def delete(self, request, pk: int):
         provider = self.get_object()
-        provider.delete()
+        delete_provider(self.tenant, provider)
         record(request, "llm_provider.deleted", provider, details={"name": provider.name})
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -138,7 +142,8 @@ class ConnectionCheckSerializer(serializers.Serializer):
 
 
 class LLMProviderTest(TenantScopedView):
-    """`POST`: one real, tiny call through litellm with the provider's credentials."""
+    """`POST {"model"?}`: one real, tiny call through litellm with the provider's
+    credentials, to `model` (any model it serves; default: its first)."""
 
     serializer_class = ConnectionCheckSerializer
 
@@ -177,19 +182,20 @@ class LLMRoles(TenantScopedView):
     http_method_names = ["get", "put", "options"]
 
     def base_queryset(self):
-        return LLMSettings.objects.all()
+        return Tenant.objects.all()
 
-    def get_object(self) -> LLMSettings:  # used by OPTIONS (DRF's metadata) for PUT
-        found = self.get_queryset().first()
-        if found is None:
-            raise Http404("No LLM is configured: add a provider first.")
-        return found
+    def get_queryset(self):  # the tenant row itself: scoped by its own key
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no tenant
+            return self.base_queryset().none()
+        return self.base_queryset().filter(pk=self.tenant.pk)
+
+    def get_object(self) -> Tenant:  # used by OPTIONS (DRF's metadata) for PUT
+        return self.tenant
 
     def _roles(self) -> dict:
-        llm = self.get_queryset().first()
         premium = policy_for(self.tenant).premium
         return {
-            "refine_model": llm.default_model if llm else "",
+            "refine_model": self.get_queryset().values_list("default_model", flat=True).first(),
             "verifier_models": list(premium.verification_models),
             "judge_model": premium.judge_model,
             "served_models": served_models(self.tenant.pk),
@@ -206,10 +212,6 @@ class LLMRoles(TenantScopedView):
             raise ValidationError(
                 {"refine_model": [f"{model!r} is not served by any of your LLM providers."]}
             )
-        llm, _ = LLMSettings.objects.get_or_create(
-            tenant=self.tenant, defaults={"default_model": model}
-        )
-        llm.default_model = model
-        llm.save(update_fields=["default_model"])
-        record(request, "llm_roles.changed", llm, details={"refine_model": model})
+        self.get_queryset().update(default_model=model)
+        record(request, "llm_roles.changed", self.tenant, details={"refine_model": model})
         return Response(self._roles())

@@ -15,13 +15,14 @@ from rest_framework.response import Response
 
 from knowledge.ids import parse_kb_id
 from knowledge.models import KnowledgeBase
+from tenants.llm_providers import provider_for, served_models
 from verification.actions.create import IdempotencyConflict, NewVerification, create_verification
 from verification.actions.feedback import record_feedback
 from verification.models import VerificationJob
 from verification.models.jobs import FINAL_STATUSES
 from verification.serializers import VerificationSerializer, verification_headers
 from verification.stages.wait import wait_for
-from verification.tenant_config import has_llm, policy_for, request_errors
+from verification.tenant_config import has_llm, not_served, policy_for, request_errors
 
 from ..errors import Conflict
 from ..serializers import FeedbackRequestSerializer, VerificationRequestSerializer
@@ -124,6 +125,7 @@ class VerificationListCreate(TenantScopedView):
                     callback_url=v.get("callback_url") or "",
                     metadata=v.get("metadata") or {},
                     knowledge_base_id=knowledge_base.pk if knowledge_base else None,
+                    interactive=bool(v["wait"]),
                 ),
                 api_key=request.auth,
                 idempotency_key=key,
@@ -160,6 +162,12 @@ def _check_against_policy(tenant, v: dict) -> None:
     errors = request_errors(
         policy_for(tenant), v["mode"], v.get("decision"), llm=has_llm(tenant.pk)
     )
+    model = v.get("model") or ""
+    if model and provider_for(tenant.pk, model) is None:
+        # The model refines the answer; only the tenant's providers are ever called.
+        errors["model"] = [
+            f"{not_served(model)} (served: {', '.join(served_models(tenant.pk)) or 'none'})."
+        ]
     if errors:
         raise ValidationError(errors)
 

@@ -14,8 +14,13 @@ from django.views.decorators.http import require_POST
 
 from tenants.audit import record
 from tenants.llm_providers import LLMProvider, served_models
-from tenants.models import LLMSettings
-from tenants.provider_actions import check_connection, field_errors, save_provider
+from tenants.models import Tenant
+from tenants.provider_actions import (
+    check_connection,
+    delete_provider,
+    field_errors,
+    save_provider,
+)
 
 from ..scoping import tenant_view
 
@@ -115,10 +120,8 @@ class RolesForm(forms.Form):
 
 
 def _page(request, scope, form, editing: LLMProvider | None = None, status: int = 200):
-    llm = LLMSettings.objects.filter(tenant=scope.tenant).first()
-    roles = RolesForm(
-        tenant_id=scope.tenant.pk, initial={"refine_model": llm.default_model if llm else ""}
-    )
+    default = Tenant.objects.filter(pk=scope.tenant.pk).values_list("default_model", flat=True)[0]
+    roles = RolesForm(tenant_id=scope.tenant.pk, initial={"refine_model": default})
     return render(
         request,
         "dashboard/llm_providers.html",
@@ -128,7 +131,7 @@ def _page(request, scope, form, editing: LLMProvider | None = None, status: int 
             "form": form,
             "editing": editing,
             "roles": roles,
-            "default_model": llm.default_model if llm else "",
+            "default_model": default,
         },
         status=status,
     )
@@ -168,7 +171,7 @@ def edit(request, scope, pk: int):
 def delete(request, scope, pk: int):
     provider = scope.get_or_404(LLMProvider.objects.all(), pk=pk)
     name = provider.name
-    provider.delete()
+    delete_provider(scope.tenant, provider)
     record(request, "llm_provider.deleted", None, tenant=scope.tenant, details={"name": name})
     messages.success(request, f"Provider {name} deleted; its models can no longer be called.")
     return redirect("dashboard:llm-providers")
@@ -178,7 +181,11 @@ def delete(request, scope, pk: int):
 @tenant_view(edit=True)
 def test(request, scope, pk: int):
     provider = scope.get_or_404(LLMProvider.objects.all(), pk=pk)
-    check = check_connection(provider, request.POST.get("model") or None)
+    model = request.POST.get("model") or None
+    if model and provider.model_id(model) not in provider.model_ids:
+        messages.error(request, f"{provider.name} does not serve {model}.")
+        return redirect("dashboard:llm-providers")
+    check = check_connection(provider, model)
     record(request, "llm_provider.tested", provider, details={"ok": check.ok})
     if check.ok:
         messages.success(
@@ -198,11 +205,7 @@ def roles(request, scope):
         messages.error(request, "Pick one of the models your providers serve.")
         return redirect("dashboard:llm-providers")
     model = form.cleaned_data["refine_model"]
-    llm, _ = LLMSettings.objects.get_or_create(
-        tenant=scope.tenant, defaults={"default_model": model}
-    )
-    llm.default_model = model
-    llm.save(update_fields=["default_model"])
-    record(request, "llm_roles.changed", llm, details={"refine_model": model})
+    Tenant.objects.filter(pk=scope.tenant.pk).update(default_model=model)
+    record(request, "llm_roles.changed", scope.tenant, details={"refine_model": model})
     messages.success(request, f"Default model: {model}.")
     return redirect("dashboard:llm-providers")

@@ -6,7 +6,7 @@ import pytest
 
 from tenants.audit import AuditEvent
 from tenants.llm_providers import LLMProvider
-from tenants.models import LLMSettings, Plan, Policy
+from tenants.models import Plan, Policy, Tenant
 from tests.fixtures.fake_llm import Reply
 from verification.actions.claim import claim
 from verification.models import UsageRecord, VerificationJob
@@ -42,7 +42,7 @@ def test_crud_never_returns_the_key_and_keeps_it_encrypted(client_a, tenant_a, f
     assert SECRET not in stored.api_key_encrypted
     assert stored.api_key == SECRET
     # the first provider makes the tenant's LLM runnable: its first model refines
-    assert LLMSettings.objects.get(tenant=tenant_a.tenant).default_model == "openai/primary"
+    assert Tenant.objects.get(pk=tenant_a.tenant.pk).default_model == "openai/primary"
 
     listed = client_a.get("/v1/llm-providers").json()
     assert [p["name"] for p in listed] == ["Local"]
@@ -138,6 +138,44 @@ def test_test_connection_reports_the_providers_error_in_plain_words(client_a, fa
     assert unknown.status_code == 400
 
 
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        (Reply(status=500), "The provider failed with an error of its own (500)"),
+        (Reply(status=503, raw="<html>upstream down</html>"), "error of its own (503)"),
+        (Reply(status=400), "The provider rejected the request (400)"),
+        (Reply(status=429), "rate-limiting this key"),
+        (Reply(delay=2.5, content="late"), "No answer from"),
+    ],
+)
+def test_test_connection_never_shows_litellms_exception_text(client_a, fake_llm, reply, words):
+    created = _provider(client_a, fake_llm, timeout_seconds=1)
+    fake_llm.script(reply)
+    result = client_a.post(f"/v1/llm-providers/{created['id']}/test", {}, format="json").json()
+    assert result["ok"] is False
+    assert words in result["error"]
+    for raw in ("litellm", "Exception", "InternalServerError", "APIError", "Traceback"):
+        assert raw not in result["error"]
+
+
+def test_an_unreachable_provider_is_said_in_plain_words(client_a, fake_llm):
+    created = _provider(client_a, fake_llm, api_base="http://127.0.0.1:9/v1")
+    result = client_a.post(f"/v1/llm-providers/{created['id']}/test", {}, format="json").json()
+    assert result["error"].startswith("Could not reach http://127.0.0.1:9/v1")
+    assert "litellm" not in result["error"]
+
+
+@pytest.mark.parametrize("model", ["judge", "openai/judge"])
+def test_every_served_model_can_be_tested(client_a, fake_llm, model):
+    created = _provider(client_a, fake_llm)
+    fake_llm.script("ready")
+    result = client_a.post(
+        f"/v1/llm-providers/{created['id']}/test", {"model": model}, format="json"
+    ).json()
+    assert (result["ok"], result["model"]) == (True, "openai/judge")
+    assert fake_llm.requests[-1]["model"] == "judge"
+
+
 def test_each_model_is_called_with_its_own_providers_credentials(client_a, tenant_a, fake_llm):
     _provider(client_a, fake_llm)
     client_a.post(
@@ -152,8 +190,9 @@ def test_each_model_is_called_with_its_own_providers_credentials(client_a, tenan
         },
         format="json",
     )
-    llm = LLMSettings.objects.get(tenant=tenant_a.tenant)
-    first, second = model_config(llm, "openai/judge"), model_config(llm, "anthropic/claude-x")
+    tenant_id = tenant_a.tenant.pk
+    first = model_config(tenant_id, "openai/judge")
+    second = model_config(tenant_id, "anthropic/claude-x")
     assert (first.api_key, first.api_base) == (SECRET, fake_llm.api_base)
     assert (second.api_key, second.api_base, second.timeout_s) == (
         "sk-second",
@@ -205,3 +244,22 @@ def test_a_policy_default_premium_without_llm_runs_and_bills_as_lightweight(clie
     usage = UsageRecord.objects.get(job=job)
     assert usage.llm_calls == 0
     assert str(usage.price_usd).startswith("0.001")
+
+
+def test_a_verification_naming_a_model_no_provider_serves_is_a_400(client_a, fake_llm):
+    # given a tenant whose provider serves openai/primary and openai/judge
+    _provider(client_a, fake_llm)
+    body = {"context": ["Paris is in France."], "response": "Paris is in France."}
+    # when a verification names another model to refine with
+    refused = client_a.post(
+        "/v1/verifications", {**body, "model": "openai/does-not-exist"}, format="json"
+    )
+    # then it is refused at once, naming the field and the models that can be used
+    assert refused.status_code == 400
+    [error] = refused.json()["errors"]
+    assert error["field"] == "model"
+    assert "not served by any of this tenant's LLM providers" in error["message"]
+    assert "openai/primary" in error["message"]
+    assert fake_llm.requests == []
+    ok = client_a.post("/v1/verifications", {**body, "model": "openai/judge"}, format="json")
+    assert ok.status_code in (200, 202)

@@ -19,6 +19,9 @@ FULL: dict[str, Any] = {
     "default_mode": "standard",
     "threshold": 0.42,
     "token_threshold": 0.61,
+    "uncertain_below": 0.07,
+    "uncertain_above": 0.21,
+    "on_uncertain": "flag",
     "aggregation": "noisy_or",
     # not in the order the boxes are shown: saving must not reorder
     "skip_query_types": ["opinion", "creative"],
@@ -41,6 +44,8 @@ FULL: dict[str, Any] = {
     "cost_weight": 2.5,
     "allowed_modes": ["premium", "standard"],
     "require_context": True,
+    "on_unverified": "refuse",
+    "unverified_note": "(Not verified in time.)",
     "decisions": [
         {
             "name": "medical",

@@ -156,3 +156,38 @@ def test_modes_page_shows_each_arms_posterior(client, owner_a, tenant_a, tenant_
     body = response.content.decode()
     assert "0.727" in body
     assert "No bandit data yet" not in body
+
+
+def test_each_call_is_attributed_to_the_model_it_went_to(client, owner_a, tenant_a):
+    # given a round whose refinement went to the primary model and two calls to the judge
+    job = make_job(tenant_a.tenant, mode="standard", final_response=FIXED, iterations=1)
+
+    def call(model: str, role: str) -> dict:
+        return {"model": model, "role": role, "cost_usd": 0.0001, "latency_ms": 100.0}
+
+    MitigationStep.objects.create(
+        job=job,
+        index=1,
+        kind="refine",
+        text=FIXED,
+        score=0.1,
+        detail={
+            "note": "converged",
+            "calls": [
+                call("openai/gpt-4o-mini", "refine"),
+                call("openai/judge", "judge"),
+                call("openai/judge", "judge"),
+            ],
+        },
+        model="openai/gpt-4o-mini",
+        cost_usd=Decimal("0.0003"),
+        latency_ms=300,
+    )
+    client.force_login(owner_a)
+    body = client.get(
+        reverse("dashboard:verification", kwargs={"public_id": job.public_id})
+    ).content.decode()
+    # then the round names each model with its own calls, not all three on the first
+    assert "openai/gpt-4o-mini · 1 call" in body
+    assert "openai/judge · 2 calls" in body
+    assert "openai/gpt-4o-mini · 3 calls" not in body

@@ -88,6 +88,15 @@ def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, ten
     assert PolicyChange.objects.filter(tenant=tenant).count() == 1
 
 
+def test_the_editor_sets_what_a_late_verdict_does(client, owner_a, tenant_a):
+    client.force_login(owner_a)
+    body = editor_post(client, on_unverified="refuse", unverified_note="(Not checked yet.)")
+    response = client.post(reverse("dashboard:policy"), body)
+    assert response.status_code == 302
+    doc = current_document(tenant_a.tenant)
+    assert (doc.on_unverified, doc.unverified_note) == ("refuse", "(Not checked yet.)")
+
+
 def test_editing_a_decision_and_adding_one_is_saved_with_history(client, owner_a, tenant_a):
     tenant = tenant_a.tenant
     doc = PolicyDocument.model_validate(RICH)

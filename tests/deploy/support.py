@@ -84,7 +84,21 @@ def celery_queues() -> set[str]:
 
 def queues_of(args: list[str]) -> set[str]:
     """Queues a `celery ... worker -Q a,b` command line consumes."""
+    return set(queue_order(args))
+
+
+def queue_order(args: list[str]) -> list[str]:
+    """The `-Q` queues in the order the worker reads them (`queue_order_strategy: priority`)."""
     args = [str(a) for a in args]
     if "worker" not in args or "-Q" not in args:
-        return set()
-    return set(args[args.index("-Q") + 1].split(","))
+        return []
+    return args[args.index("-Q") + 1].split(",")
+
+
+def interactive_lane_first(order: list[str]) -> bool:
+    """Each `<stage>_interactive` queue is read before its `<stage>` batch queue."""
+    return all(
+        q + "_interactive" in order and order.index(q + "_interactive") < order.index(q)
+        for q in ("detect", "mitigate")
+        if q in order
+    )

@@ -23,8 +23,10 @@ from .support import (
     app_env_reads,
     celery_queues,
     env_example,
+    interactive_lane_first,
     load_yaml,
     load_yaml_docs,
+    queue_order,
     queues_of,
     readme_settings,
 )
@@ -155,8 +157,21 @@ def test_every_celery_queue_has_a_consumer_in_compose(compose):
         name: queues_of(svc.get("command", [])) for name, svc in compose["services"].items()
     }
     assert set().union(*consumed.values()) == celery_queues()
-    assert consumed["mitigate-worker"] == {"mitigate", "webhooks"}
-    assert consumed["detect-worker"] == consumed["detect-worker-gpu"] == {"detect"}
+    assert consumed["mitigate-worker"] == {"mitigate_interactive", "mitigate", "webhooks"}
+    assert consumed["detect-worker"] == consumed["detect-worker-gpu"]
+    assert consumed["detect-worker"] == {"detect_interactive", "detect"}
+    for svc in compose["services"].values():
+        assert interactive_lane_first(queue_order(svc.get("command", [])))
+
+
+def test_the_dev_worker_commands_read_the_interactive_lanes_first():
+    procfile = (DEPLOY / "Procfile.dev").read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    for text in (procfile, makefile):
+        line = next(ln for ln in text.splitlines() if "celery -A workers worker" in ln)
+        order = queue_order(line.split())
+        assert set(order) == celery_queues()
+        assert interactive_lane_first(order)
 
 
 def test_exactly_one_beat(compose):

@@ -15,7 +15,17 @@ import sys
 
 import pytest
 
-from .support import CHART, DEPLOY, MANIFESTS, celery_queues, load_yaml, load_yaml_docs, queues_of
+from .support import (
+    CHART,
+    DEPLOY,
+    MANIFESTS,
+    celery_queues,
+    interactive_lane_first,
+    load_yaml,
+    load_yaml_docs,
+    queue_order,
+    queues_of,
+)
 
 WORKLOADS = ("web", "detect", "mitigate", "maintenance", "beat")
 CRD_GROUPS = ("keda.sh/", "monitoring.coreos.com/")
@@ -172,8 +182,10 @@ def test_every_celery_queue_has_a_consumer(docs):
         name: queues_of(container(d)["args"]) for name, d in by_kind(docs, "Deployment").items()
     }
     assert set().union(*consumed.values()) == celery_queues()
-    assert consumed["mitigate"] == {"mitigate", "webhooks"}
-    assert consumed["detect"] == {"detect"}
+    assert consumed["mitigate"] == {"mitigate_interactive", "mitigate", "webhooks"}
+    assert consumed["detect"] == {"detect_interactive", "detect"}
+    for d in by_kind(docs, "Deployment").values():
+        assert interactive_lane_first(queue_order(container(d)["args"]))
 
 
 def test_keda_scales_workers_on_their_queue_lengths(docs):
@@ -182,7 +194,10 @@ def test_keda_scales_workers_on_their_queue_lengths(docs):
         name: {t["metadata"]["listName"] for t in so["spec"]["triggers"]}
         for name, so in scaled.items()
     }
-    assert lists == {"detect": {"detect"}, "mitigate": {"mitigate", "webhooks"}}
+    assert lists == {
+        "detect": {"detect_interactive", "detect"},
+        "mitigate": {"mitigate_interactive", "mitigate", "webhooks"},
+    }
     for name, so in scaled.items():
         assert so["spec"]["scaleTargetRef"]["name"] == f"truthlens-{name}"
         assert all(t["type"] == "redis" for t in so["spec"]["triggers"])

@@ -84,7 +84,7 @@ def test_cuda_image_runs_the_detect_worker_with_a_model_volume():
     assert any(op == "ARG" and a.startswith("CUDA_IMAGE=nvidia/cuda:") for op, a in steps)
     assert [a for op, a in steps if op == "FROM"][1] == "${CUDA_IMAGE} AS runtime"
     assert ("VOLUME", '["/models"]') in steps
-    assert '-Q", "detect"' in dict(steps)["CMD"]
+    assert '-Q", "detect_interactive,detect"' in dict(steps)["CMD"]
 
 
 @pytest.mark.parametrize("path", DOCKERFILES, ids=lambda p: p.name)

@@ -255,3 +255,33 @@ def test_an_acquisition_told_backwards_is_caught_and_the_passive_is_not():
         "Acme Corp",
     ]
     assert _conflicts(context, "Beta Labs was acquired by Acme Corp in 2021.") == []
+
+
+def test_a_score_inside_the_band_is_uncertain_and_the_route_decides():
+    # given an answer whose only unsupported word the lexical detector scores under 1.0
+    answer = "The ferry leaves Pier 4 at 08:20 and is very popular."
+    plain = run(CONTEXT, answer)
+    assert plain.verdict in ("faithful", "hallucinated")
+    band = (max(0.0, plain.score - 0.01), min(1.0, plain.score + 0.01))
+    # when the policy's band holds its score
+    passed = run(
+        CONTEXT, answer, config=DetectionConfig(explain_embeddings=False, uncertain_band=band)
+    )
+    flagged = run(
+        CONTEXT,
+        answer,
+        config=DetectionConfig(explain_embeddings=False, uncertain_band=band, on_uncertain="flag"),
+    )
+    # then it is uncertain, passed or flagged as the policy says, with the same score
+    assert passed.verdict == flagged.verdict == "uncertain"
+    assert passed.detected is False
+    assert flagged.detected is True
+    assert passed.score == flagged.score == plain.score
+
+
+def test_a_contradiction_is_never_uncertain():
+    answer = "A weekly pass costs €25."
+    wide = DetectionConfig(explain_embeddings=False, uncertain_band=(0.0, 1.0))
+    result = run(CONTEXT, answer, "How much is a weekly pass?", config=wide)
+    assert result.verdict == "hallucinated"
+    assert result.detected is True

@@ -218,8 +218,15 @@ def create_tenant(env: dict[str, str], slug: str) -> str:
 class ApiServer:
     """The real gunicorn server (deploy/gunicorn.conf.py), so a dependency restart really hits it."""
 
-    def __init__(self, env: dict[str, str], log_path: Path, workers: int = 1, threads: int = 8):
-        self.port = free_port()
+    def __init__(
+        self,
+        env: dict[str, str],
+        log_path: Path,
+        workers: int = 1,
+        threads: int = 8,
+        port: int | None = None,
+    ):
+        self.port = port or free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         env = {
             **env,

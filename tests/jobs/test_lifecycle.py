@@ -23,9 +23,12 @@ from verification.models import (
 pytestmark = pytest.mark.django_db
 
 
-def _new(tenant, response="The tower is 300 m tall.") -> VerificationJob:
+def _new(tenant, response="The tower is 300 m tall.", interactive=False) -> VerificationJob:
     job, created = create_verification(
-        tenant, NewVerification(context=["The tower is 330 m tall."], response=response)
+        tenant,
+        NewVerification(
+            context=["The tower is 330 m tall."], response=response, interactive=interactive
+        ),
     )
     assert created
     return job
@@ -90,6 +93,35 @@ def test_claim_more_fills_a_batch_with_other_queued_jobs(tenant_a):
     assert len(batch) == 2
     assert all(j.status == "running" for j in batch)
     assert claim_more(5, exclude=first.pk)[0].pk == others[2].pk
+
+
+def test_claim_more_gives_each_tenant_a_turn_before_a_flood_fills_the_batch(tenant_a, tenant_b):
+    # given: tenant A flooded the queue before tenant B sent two jobs
+    flood = [_new(tenant_a.tenant, f"a {i}") for i in range(10)]
+    b_jobs = [_new(tenant_b.tenant, f"b {i}") for i in range(2)]
+    # when
+    batch = claim_more(4)
+    # then: A's oldest, B's oldest, then each one's second
+    assert [j.pk for j in batch] == [flood[0].pk, b_jobs[0].pk, flood[1].pk, b_jobs[1].pk]
+
+
+def test_claim_more_takes_interactive_jobs_first_and_an_interactive_batch_only_them(
+    tenant_a, tenant_b
+):
+    flood = [_new(tenant_a.tenant, f"a {i}") for i in range(5)]
+    waiting = [_new(tenant_b.tenant, f"b {i}", interactive=True) for i in range(2)]
+    assert [j.pk for j in claim_more(1)] == [waiting[0].pk]
+    assert [j.pk for j in claim_more(8, interactive_only=True)] == [waiting[1].pk]
+    assert {j.pk for j in claim_more(8)} == {j.pk for j in flood}
+
+
+def test_interactive_jobs_are_published_to_the_interactive_queues(tenant_a):
+    job = _new(tenant_a.tenant, interactive=True)
+    batch_job = _new(tenant_a.tenant)
+    queues = dict(OutboxMessage.objects.values_list("job_id", "queue"))
+    assert queues == {job.pk: "detect_interactive", batch_job.pk: "detect"}
+    sweep._requeue(job.pk, "test", stage="mitigate")
+    assert OutboxMessage.objects.filter(job_id=job.pk).last().queue == "mitigate_interactive"
 
 
 def test_completion_stores_result_spans_and_one_usage_row(tenant_a):

@@ -184,7 +184,7 @@ def test_the_cascade_sends_only_uncertain_spans_to_the_judge(tenant_a, fake_llm)
     assert UsageRecord.objects.get(job=job).llm_calls == 1
 
 
-def test_a_batch_looks_up_llm_settings_once_not_per_job(tenant_a, tenant_b, fake_llm):
+def test_a_batch_looks_up_default_models_once_not_per_job(tenant_a, tenant_b, fake_llm):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -199,8 +199,8 @@ def test_a_batch_looks_up_llm_settings_once_not_per_job(tenant_a, tenant_b, fake
     # when the batch is detected and routed
     with CaptureQueriesContext(connection) as queries:
         process_jobs(jobs)
-    # then the LLM settings table was read once for the whole batch
-    llm_reads = [q for q in queries.captured_queries if "tenants_llmsettings" in q["sql"]]
+    # then the tenants' default models were read once for the whole batch
+    llm_reads = [q for q in queries.captured_queries if 'AS "default_model"' in q["sql"]]
     assert len(llm_reads) == 1, [q["sql"] for q in llm_reads]
     for job in jobs:
         job.refresh_from_db()

@@ -98,8 +98,12 @@ def test_a_job_handed_off_without_a_stored_plan_still_completes(tenant_a, fake_l
 def test_enqueue_stage_writes_the_outbox_row_for_the_stage_task(tenant_a):
     job, _ = create_verification(tenant_a[0], NewVerification(context=CONTEXT, response=RIGHT))
     message = enqueue_stage(job.pk, JobStage.MITIGATE)
-    assert (message.task, message.queue) == STAGE_TASKS[JobStage.MITIGATE]
+    route = STAGE_TASKS[JobStage.MITIGATE]
+    assert (message.task, message.queue) == (route.task, route.queue)
     assert OutboxMessage.objects.filter(job=job, task="truthlens.mitigate").count() == 1
+    assert (
+        enqueue_stage(job.pk, JobStage.MITIGATE, interactive=True).queue == "mitigate_interactive"
+    )
     with pytest.raises(ValueError, match="no task runs the stage"):
         enqueue_stage(job.pk, "mitigating")  # not a stage anything waits in
 

@@ -122,13 +122,36 @@ def test_it_does_not_retry_a_400(llm, client, model):
     assert len(llm.requests) == 1
 
 
-def test_it_retries_a_timeout(llm, client, model):
+def test_a_timeout_ends_the_call_at_its_one_deadline(llm, client, model):
+    # the timeout bounds the whole call, retries included: a hung attempt used it all
     llm.script(Reply(content="too late", delay=1.5), "in time")
+    started = time.monotonic()
 
-    reply = client.complete(model(timeout_s=0.5), MESSAGES, role="refine")
+    with pytest.raises(LLMError) as err:
+        client.complete(model(timeout_s=0.5), MESSAGES, role="refine")
+
+    assert time.monotonic() - started < 1.0
+    assert err.value.call.attempts == 1
+
+
+def test_a_fast_failure_is_retried_within_the_deadline(llm, client, model):
+    llm.script(Reply(status=503, delay=0.2), "in time")
+
+    reply = client.complete(model(timeout_s=2), MESSAGES, role="refine")
 
     assert reply.text == "in time"
     assert reply.call.attempts == 2
+
+
+def test_a_config_with_its_own_retries_overrides_the_clients_policy(llm, client, model):
+    from dataclasses import replace
+
+    llm.script(*[Reply(status=503)] * 4)
+
+    with pytest.raises(LLMError):
+        client.complete(replace(model(), max_retries=0), MESSAGES, role="refine")
+
+    assert len(llm.requests) == 1
 
 
 def test_malformed_provider_json_is_an_error_not_a_crash(llm, model):

@@ -9,7 +9,8 @@ import pytest
 from django.db import connection
 
 from tenants import keys
-from tenants.models import ApiKey, LLMSettings, WebhookEndpoint
+from tenants.llm_providers import LLMProvider
+from tenants.models import ApiKey, WebhookEndpoint
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
@@ -70,13 +71,13 @@ def test_webhook_and_provider_secrets_are_encrypted_at_rest(tenant_a, client_a):
     created = client_a.post(
         "/v1/webhook-endpoints", {"url": "http://127.0.0.1:9/h"}, format="json"
     ).json()
-    llm = LLMSettings(tenant=tenant, default_model="openai/x")
+    llm = LLMProvider(tenant=tenant, name="p", model_prefix="openai/", model_names=["x"])
     llm.api_key = "sk-live-very-secret-provider-key"
     llm.save()
     # then the raw columns hold Fernet tokens, never the plaintext, and decrypt back
     raw_endpoint = _raw("tenants_webhookendpoint", "secret_encrypted")
     raw_tenant = _raw("tenants_tenant", "webhook_secret_encrypted")
-    raw_llm = _raw("tenants_llmsettings", "api_key_encrypted")
+    raw_llm = _raw("tenants_llmprovider", "api_key_encrypted")
     assert created["secret"] not in raw_endpoint
     assert raw_endpoint.startswith("gAAAA")
     assert tenant.webhook_secret not in raw_tenant
@@ -84,7 +85,7 @@ def test_webhook_and_provider_secrets_are_encrypted_at_rest(tenant_a, client_a):
     assert "sk-live" not in raw_llm
     assert raw_llm.startswith("gAAAA")
     assert WebhookEndpoint.objects.get().secret == created["secret"]
-    assert LLMSettings.objects.get().api_key == "sk-live-very-secret-provider-key"
+    assert LLMProvider.objects.get().api_key == "sk-live-very-secret-provider-key"
     # and the secret is never shown again after creation
     listed = client_a.get(f"/v1/webhook-endpoints/{created['id']}").json()
     assert "secret" not in listed

@@ -161,30 +161,3 @@ def test_the_worker_refuses_embedded_ipv4_at_delivery(no_network, url):
     assert not result.ok
     assert result.error.startswith("refused")
     assert no_network == []
-
-
-def test_web_search_connects_to_the_vetted_address_not_a_second_lookup(
-    tenant_a, monkeypatch, no_allowed_hosts
-):
-    # given a tenant's own search base whose name would resolve inside on a second lookup
-    from knowledge import web_search
-    from knowledge.models import WebSearchSettings
-
-    monkeypatch.setattr(urlguard.socket, "getaddrinfo", _Resolver("93.184.216.34", "10.0.0.7"))
-    sent: list[httpx.Request] = []
-
-    def fake_send(self, request, **kwargs):
-        sent.append(request)
-        return httpx.Response(200, json={"results": []}, request=request)
-
-    monkeypatch.setattr(httpx.Client, "send", fake_send)
-    config = WebSearchSettings(
-        tenant=tenant_a.tenant, provider="tavily", api_base="https://search.example/v1"
-    )
-    # when it is queried
-    assert web_search.search(config, "eiffel") == []
-    # then the request went to the address checked, named by Host and TLS SNI
-    (request,) = sent
-    assert str(request.url) == "https://93.184.216.34/v1/search"
-    assert request.headers["Host"] == "search.example"
-    assert request.extensions["sni_hostname"] == "search.example"

@@ -55,6 +55,7 @@ def test_a_document_block_grounds_the_answer_and_the_verdict_comes_back(claude, 
     )
     # then
     message = raw.parse()
+    assert message.id.startswith("msg_")
     assert message.type == "message"
     assert message.role == "assistant"
     assert message.content[0].text.startswith("The Eiffel Tower was built in 1950.")
@@ -122,8 +123,7 @@ def test_parameters_and_tools_reach_the_upstream_and_tool_use_comes_back(claude)
 )
 def test_upstream_errors_raise_the_anthropic_sdks_exceptions(claude, reply, error):
     client, fake, tenant = claude
-    tenant.llm_settings.max_retries = 0
-    tenant.llm_settings.save()
+    tenant.llm_providers.update(max_retries=0)
     fake.script(reply)
     with pytest.raises(error) as caught:
         client.messages.create(model="openai/primary", max_tokens=50, messages=[QUESTION])
@@ -163,3 +163,32 @@ def test_a_stream_gives_anthropic_events_with_annotations_and_the_verdict(claude
     delta = next(e for e in events if e.type == "message_delta")
     assert delta.model_extra["truthlens"]["detected"] is True
     assert any("1950" in s["text"] for s in delta.model_extra["truthlens"]["spans"])
+    assert final.id.startswith("msg_")
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_the_sdks_final_message_of_a_stream_keeps_the_verdict(claude, start_worker):
+    # given
+    client, fake, _ = claude
+    start_worker()
+    fake.script(Reply(content="It was built in 1950.", token_delay=0.01))
+    # when
+    with client.messages.stream(
+        model="openai/primary",
+        max_tokens=100,
+        system=f"<document>{EIFFEL_DOC}</document>",
+        messages=[QUESTION],
+        extra_headers={"X-TruthLens-Mode": "lightweight"},
+    ) as stream:
+        final = stream.get_final_message()
+        text = stream.get_final_text()
+    # then: a last, empty text block carries the verdict; the text is unchanged
+    assert text == "It was built in 1950."
+    block = final.content[-1]
+    assert (block.type, block.text) == ("text", "")
+    truthlens = block.model_extra["truthlens"]
+    assert truthlens["verified"] is True
+    assert truthlens["detected"] is True
+    assert any("1950" in s["text"] for s in truthlens["spans"])
+    assert final.stop_reason == "end_turn"

@@ -287,9 +287,7 @@ def test_a_policy_that_requires_context_accepts_explicit_context(sdk, quick_wait
 )
 def test_upstream_errors_raise_the_sdks_usual_exceptions(sdk, reply, error, status):
     client, fake, tenant = sdk
-    tenant.llm_settings.timeout_seconds = 1
-    tenant.llm_settings.max_retries = 0
-    tenant.llm_settings.save()
+    tenant.llm_providers.update(timeout_seconds=1, max_retries=0)
     fake.script(reply)
     with pytest.raises(error) as caught:
         client.chat.completions.create(model="openai/primary", messages=QUESTION)
@@ -310,8 +308,7 @@ def test_a_wrong_truthlens_key_is_the_sdks_authentication_error(live_server, ten
 @pytest.mark.django_db(transaction=True)
 def test_an_upstream_error_on_a_stream_is_an_http_error(sdk):
     client, fake, tenant = sdk
-    tenant.llm_settings.max_retries = 0
-    tenant.llm_settings.save()
+    tenant.llm_providers.update(max_retries=0)
     fake.script(Reply(status=429))
     with pytest.raises(openai.RateLimitError):
         client.chat.completions.create(model="openai/primary", messages=QUESTION, stream=True)

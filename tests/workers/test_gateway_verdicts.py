@@ -88,8 +88,72 @@ def test_json_answers_are_verified_on_their_string_values_and_stay_json(sdk):
     assert fake.requests[-1]["response_format"] == {"type": "json_object"}
     assert json.loads(reply.choices[0].message.content) == answer  # no warning text inside
     job = VerificationJob.objects.get()
-    assert job.response == "Eiffel Tower\nIt was built in 1950."
+    assert job.response == "Eiffel Tower\n\nIt was built in 1950."  # a paragraph per value
     assert reply.model_extra["truthlens"]["detected"] is True
+
+
+def _value_at(data, pointer: str):
+    for part in pointer.split("/")[1:]:
+        data = data[int(part)] if isinstance(data, list) else data[part]
+    return data
+
+
+def test_json_spans_index_the_returned_content_inside_one_string_value(sdk):
+    # given: escapes and a newline inside values, so the JSON text and its values differ
+    client, fake = sdk
+    answer = {
+        "landmark": 'The "Iron Lady", Paris',
+        "facts": ["The Eiffel Tower was built in 1950.\nIt is 330 metres tall."],
+        "height_m": 330,
+        "built": "It opened in 1950 in Rome.",
+    }
+    fake.script(json.dumps(answer))
+    # when
+    reply = client.chat.completions.create(
+        model="openai/primary",
+        messages=[QUESTION],
+        response_format={"type": "json_object"},
+        extra_body={"truthlens": {"context": [EIFFEL_DOC], "mode": "lightweight"}},
+    )
+    # then
+    content = reply.choices[0].message.content
+    spans = reply.model_extra["truthlens"]["spans"]
+    assert any("1950" in s["text"] for s in spans)
+    for span in spans:
+        raw = content[span["start"] : span["end"]]
+        assert raw == span["text"]
+        decoded = json.loads(f'"{raw}"')  # a piece of one string literal, never `", "`
+        assert decoded in _value_at(answer, span["field"])
+
+
+def test_a_corrected_json_answer_is_the_same_json_with_corrected_values(sdk):
+    # given: standard mode, whose refinement (the same fake LLM) corrects the date
+    client, fake = sdk
+    schema = {
+        "type": "object",
+        "properties": {"landmark": {"type": "string"}, "built": {"type": "string"}},
+        "required": ["landmark", "built"],
+        "additionalProperties": False,
+    }
+    answer = {"landmark": "Eiffel Tower", "built": "It was built in 1950."}
+    corrected = "Eiffel Tower\n\nIt was built from 1887 to 1889."
+    fake.script(json.dumps(answer), corrected, corrected, corrected)
+    # when
+    reply = client.chat.completions.create(
+        model="openai/primary",
+        messages=[QUESTION],
+        response_format={
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": schema, "strict": True},
+        },
+        extra_body={"truthlens": {"context": [EIFFEL_DOC], "mode": "standard"}},
+    )
+    # then: the reply is the upstream's JSON; the correction is JSON of the same schema
+    truthlens = reply.model_extra["truthlens"]
+    assert json.loads(reply.choices[0].message.content) == answer
+    assert truthlens["mode"] == "standard"
+    fixed = json.loads(truthlens["final_response"])
+    assert fixed == {"landmark": "Eiffel Tower", "built": "It was built from 1887 to 1889."}
 
 
 def test_a_stream_annotates_sentences_as_they_complete_and_ends_with_the_verdict(sdk):

@@ -7,7 +7,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from ..models import JobStage, JobStatus, VerificationJob
@@ -39,22 +40,39 @@ def claim(job_id: uuid.UUID | str) -> VerificationJob | None:
     return VerificationJob.objects.select_related("tenant", "tenant__policy").get(pk=job_id)
 
 
-def claim_more(limit: int, exclude: uuid.UUID | None = None) -> list[VerificationJob]:
+def claim_more(
+    limit: int, exclude: uuid.UUID | None = None, interactive_only: bool = False
+) -> list[VerificationJob]:
     """Take up to `limit` other queued jobs to fill a detection micro-batch.
 
-    Their own broker messages later find them taken and return quietly.
+    Interactive jobs come first; then each tenant's oldest job before any tenant's
+    second (a fair share: one tenant's flood of batch jobs cannot fill every batch
+    while another tenant's job waits). A batch started for an interactive job takes
+    only interactive jobs, so a waiting client's batch stays small. Their own broker
+    messages later find them taken and return quietly.
     """
     if limit <= 0:
         return []
+    queued = VerificationJob.objects.filter(status=JobStatus.QUEUED).exclude(pk=exclude)
+    if interactive_only:
+        queued = queued.filter(interactive=True)
+    # Postgres refuses FOR UPDATE with window functions: rank first, lock the ranked ids after.
+    turn = Window(RowNumber(), partition_by=[F("tenant_id")], order_by=F("created_at").asc())
+    ranked = list(
+        queued.annotate(turn=turn)
+        .order_by("-interactive", "turn", "created_at")
+        .values_list("id", flat=True)[: limit * 4]
+    )
+    if not ranked:
+        return []
     now = timezone.now()
     with transaction.atomic():
-        ids = list(
+        free = set(
             VerificationJob.objects.select_for_update(skip_locked=True)
-            .filter(status=JobStatus.QUEUED)
-            .exclude(pk=exclude)
-            .order_by("created_at")
-            .values_list("id", flat=True)[:limit]
+            .filter(id__in=ranked, status=JobStatus.QUEUED)
+            .values_list("id", flat=True)
         )
+        ids = [pk for pk in ranked if pk in free][:limit]
         if not ids:
             return []
         VerificationJob.objects.filter(id__in=ids, status=JobStatus.QUEUED).update(
@@ -63,6 +81,5 @@ def claim_more(limit: int, exclude: uuid.UUID | None = None) -> list[Verificatio
             started_at=now,
             attempts=F("attempts") + 1,
         )
-    return list(
-        VerificationJob.objects.select_related("tenant", "tenant__policy").filter(id__in=ids)
-    )
+    jobs = VerificationJob.objects.select_related("tenant", "tenant__policy").in_bulk(ids)
+    return [jobs[pk] for pk in ids]

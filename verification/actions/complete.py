@@ -116,6 +116,7 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
         job.model_score = result.model_score
         job.threshold = result.threshold
         job.detected = result.detected
+        job.verdict = result.verdict or ""
         job.risk_level = result.risk_level or ""
         job.coverage = asdict(result.coverage)
         job.citations = asdict(result.citations) if result.citations else None

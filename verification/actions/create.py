@@ -67,10 +67,14 @@ class NewVerification:
     callback_url: str = ""
     metadata: dict[str, Any] | None = None
     knowledge_base_id: uuid.UUID | None = None  # checked to be the tenant's by the caller
+    #: a client waits on the answer: the job takes the interactive queues
+    interactive: bool = False
 
     def fingerprint(self) -> str:
-        """A stable hash of the request, to tell a retry from a different request."""
-        raw = json.dumps(self.__dict__, sort_keys=True, default=str, ensure_ascii=False)
+        """A stable hash of the request, to tell a retry from a different request
+        (how long the client waits is not part of the request)."""
+        fields = {k: v for k, v in self.__dict__.items() if k != "interactive"}
+        raw = json.dumps(fields, sort_keys=True, default=str, ensure_ascii=False)
         return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -111,9 +115,10 @@ def create_verification(
                 metadata=request.metadata or {},
                 idempotency_key=idempotency_key or None,
                 request_hash=fingerprint,
+                interactive=request.interactive,
                 enqueued_at=timezone.now(),
             )
-            enqueue_stage(job.pk, JobStage.DETECT)
+            enqueue_stage(job.pk, JobStage.DETECT, request.interactive)
     except IntegrityError:
         # A concurrent request with the same Idempotency-Key won the race.
         if not idempotency_key:

@@ -49,7 +49,7 @@ def hand_to_mitigation(
         job.lease_expires_at = now + lease()
         job.latency_ms = {"detect": detect_ms}
         job.save()
-        enqueue_stage(job.pk, JobStage.MITIGATE)
+        enqueue_stage(job.pk, JobStage.MITIGATE, job.interactive)
     return True
 
 

@@ -57,6 +57,11 @@ def detection_config(policy: PolicyDocument, threshold: float) -> DetectionConfi
         token_threshold=policy.token_threshold,
         aggregation=policy.aggregation,
         skip_query_types=tuple(policy.skip_query_types),
+        uncertain_band=(
+            max(0.0, threshold - policy.uncertain_below),
+            min(1.0, threshold + policy.uncertain_above),
+        ),
+        on_uncertain=policy.on_uncertain,
     )
 
 
@@ -122,7 +127,7 @@ class JobPlan(BaseModel):
         return band.enabled and any(band.low <= s.confidence < band.high for s in result.spans)
 
     def next_step(self, result: DetectionResult, has_llm: bool) -> Step:
-        """Where a detected job goes; `has_llm`: the tenant has LLM settings."""
+        """Where a detected job goes; `has_llm`: the tenant has an LLM provider."""
         if has_llm and self.enabled and result.status == "verified" and self.uncertain(result):
             return Step.MITIGATE
         if self.should_mitigate(result):

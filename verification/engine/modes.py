@@ -22,7 +22,7 @@ class ModeSpec:
     name: str
     summary: str
     #: It rewrites a flagged answer with an LLM, so such jobs go to the mitigate
-    #: queue when the tenant has LLM settings.
+    #: queue when the tenant has an LLM provider.
     needs_llm: bool
     #: `module:function` under `verification.engine.mitigation`; the function takes a
     #: `dispatch.ModeRequest` and returns a `MitigationResult`, or None when the

@@ -59,6 +59,10 @@ class DetectionConfig:
     citation_policy: CitationPolicy = field(default_factory=CitationPolicy)
     max_context_chars: int | None = 200_000  # longer contexts are cut (and reported)
     typed_checks: bool = True  # normalised value, negation and antonym checks (typed_checks.py)
+    #: scores in [low, high) get verdict "uncertain" unless a contradiction decided them;
+    #: None: no band. `on_uncertain`: such an answer passes ("pass") or is flagged ("flag").
+    uncertain_band: tuple[float, float] | None = None
+    on_uncertain: str = "pass"
 
     def __post_init__(self) -> None:
         for name in ("threshold", "token_threshold", "min_span_confidence", "citation_weight"):
@@ -74,6 +78,12 @@ class DetectionConfig:
         unknown = set(self.skip_query_types) - set(QUERY_TYPES)
         if unknown:
             raise ValueError(f"unknown query types in skip_query_types: {sorted(unknown)}")
+        if self.uncertain_band is not None:
+            low, high = self.uncertain_band
+            if not 0.0 <= low <= high <= 1.0:
+                raise ValueError(f"uncertain_band must be 0 <= low <= high <= 1, got {low}, {high}")
+        if self.on_uncertain not in ("pass", "flag"):
+            raise ValueError(f"on_uncertain must be 'pass' or 'flag', got {self.on_uncertain!r}")
         if self.max_context_chars is not None and self.max_context_chars < 1:
             raise ValueError("max_context_chars must be positive or None")
 
@@ -293,12 +303,16 @@ def _score(
         # Citations are an independent signal: combine as a Noisy-OR term.
         score = 1.0 - (1.0 - model_score) * (1.0 - config.citation_weight * citations.risk)
     detected = score >= config.threshold
+    verdict = _verdict(score, detected, spans, config)
+    if verdict == "uncertain":
+        detected = config.on_uncertain == "flag"
     result = replace(
         base,
         status="verified",
         score=round(score, 6),
         model_score=round(model_score, 6),
         detected=detected,
+        verdict=verdict,
         risk_level=risk_level(score),
         spans=spans,
         tokens=list(pred.tokens),
@@ -323,11 +337,21 @@ def _score(
             result,
             status="unverifiable",
             detected=None,
+            verdict=None,
             risk_level=None,
             reason=f"the {' and '.join(cut)} had to be truncated ({checked} checked) "
             "and no hallucination was found in the part that was checked",
         )
     return result
+
+
+def _verdict(score: float, detected: bool, spans: list[Span], config: DetectionConfig) -> str:
+    """hallucinated | faithful | uncertain: a score inside the policy's band, unless a
+    contradiction decided the answer (evidence, not a guess)."""
+    band = config.uncertain_band
+    if band is not None and band[0] <= score < band[1] and not contradiction_floor(spans):
+        return "uncertain"
+    return "hallucinated" if detected else "faithful"
 
 
 def _with_conflicts(

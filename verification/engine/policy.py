@@ -42,6 +42,15 @@ DEFAULT_WARNING = (
     "(hallucination score {score:.2f}): {spans}"
 )
 
+DEFAULT_UNVERIFIED_NOTE = (
+    "(Unverified: this answer could not be checked against its sources in time.)"
+)
+
+
+#: The uncertainty band around the threshold, fitted on the development sets.
+DEFAULT_UNCERTAIN_BELOW = 0.1
+DEFAULT_UNCERTAIN_ABOVE = 0.15
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -146,6 +155,18 @@ class PolicyDocument(_Strict):
     # Gateway: refuse (400) a chat request with no context to verify against, rather than
     # forward an answer nobody can check.
     require_context: bool = False
+    # An honest third outcome: an answer scored within `uncertain_below` under or
+    # `uncertain_above` over the threshold gets `verdict: "uncertain"` (0 and 0: never);
+    # `on_uncertain` says whether it passes (with the verdict as the note) or is flagged.
+    # The defaults are fitted on the development sets (README "Uncertain verdicts").
+    uncertain_below: float = Field(DEFAULT_UNCERTAIN_BELOW, ge=0, le=1)
+    uncertain_above: float = Field(DEFAULT_UNCERTAIN_ABOVE, ge=0, le=1)
+    on_uncertain: Literal["pass", "flag"] = "pass"
+    # Gateway: what a reply does when its verdict is not ready within
+    # TRUTHLENS_GATEWAY_WAIT_SECONDS: pass the answer with `unverified_note` shown
+    # (appended to prose; in `truthlens.note` and the headers always), or refuse it (503).
+    on_unverified: Literal["pass_with_note", "refuse"] = "pass_with_note"
+    unverified_note: str = Field(DEFAULT_UNVERIFIED_NOTE, min_length=1, max_length=500)
 
     @field_validator("decisions")
     @classmethod

@@ -158,6 +158,9 @@ class DetectionResult:
     detector: str = ""
     detector_tokens: int = 0
     threshold: float = 0.5
+    #: "hallucinated" | "faithful" | "uncertain" (a score in the policy's uncertainty
+    #: band); None when nothing was verified
+    verdict: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -56,6 +56,9 @@ class VerificationJob(models.Model):
     # NULL (not "") so the conditional unique constraint ignores requests without a key.
     idempotency_key = models.CharField(max_length=255, null=True, blank=True)  # noqa: DJ001
     request_hash = models.CharField(max_length=64, blank=True, default="")
+    # Someone is waiting on the answer (a gateway call, or the API's `wait > 0`): its stages
+    # go to the interactive queues, which workers read before the batch queues.
+    interactive = models.BooleanField(default=False)
 
     # --- resolution --------------------------------------------------------
     query_type = models.CharField(max_length=32, blank=True, default="")
@@ -73,6 +76,8 @@ class VerificationJob(models.Model):
     final_score = models.FloatField(null=True, blank=True, help_text="score of final_response")
     threshold = models.FloatField(null=True, blank=True)
     detected = models.BooleanField(null=True, blank=True)
+    #: hallucinated | faithful | uncertain ("" until verified; engine `DetectionResult`)
+    verdict = models.CharField(max_length=16, blank=True, default="")
     risk_level = models.CharField(max_length=16, blank=True, default="")
     final_response = models.TextField(blank=True, default="")
     iterations = models.PositiveIntegerField(default=0)

@@ -19,7 +19,7 @@ from django.conf import settings
 
 from observability import metrics
 from observability.logcontext import bind
-from tenants.models import LLMSettings
+from tenants.models import Tenant
 
 from ..actions.complete import Outcome, complete_job, fail_job
 from ..actions.stages import hand_to_mitigation
@@ -81,17 +81,18 @@ def job_input(job: VerificationJob) -> DetectionInput:
 
 def process_jobs(jobs: list[VerificationJob]) -> None:
     """Detect every claimed job (one detector call per policy config) and route it on."""
-    # One query for the batch, not one per job: the tenants' LLM settings.
-    llms = {
-        llm.tenant_id: llm
-        for llm in LLMSettings.objects.filter(tenant_id__in={job.tenant_id for job in jobs})
-    }
+    # One query for the batch, not one per job: the tenants' default models (none: no LLM).
+    llms = dict(
+        Tenant.objects.filter(pk__in={job.tenant_id for job in jobs})
+        .exclude(default_model="")
+        .values_list("pk", "default_model")
+    )
     # One encoder pass for the whole batch's queries (they pick the policy decision).
     types = default_classifier().classify_batch([job.query or "" for job in jobs])
     planned: list[Planned] = []
     for job, (query_type, confidence) in zip(jobs, types, strict=True):
         try:
-            plan = plan_request(job, query_type, confidence, llms.get(job.tenant_id))
+            plan = plan_request(job, query_type, confidence, llms.get(job.tenant_id, ""))
         except Exception as exc:  # a bad stored policy must fail this job, not the batch
             log.exception("planning failed for job %s", job.pk)
             fail_job(job.pk, job.attempts, "policy_error", str(exc)[:500])

@@ -16,8 +16,6 @@ from decimal import Decimal
 from django.db.models import Sum
 from django.utils import timezone
 
-from tenants.models import LLMSettings
-
 from ..actions.complete import Outcome, complete_job
 from ..engine.job_plan import JobPlan
 from ..engine.mitigation.cascade import CascadeSettings, cascade
@@ -28,7 +26,13 @@ from ..engine.mitigation.result import MitigationResult
 from ..engine.query_types import KnownTypes
 from ..engine.types import DetectionInput, DetectionResult
 from ..models import LLMCallRecord, VerificationJob
-from ..tenant_config import client_for, model_config, policy_for, service_detector
+from ..tenant_config import (
+    client_for,
+    default_model,
+    model_config,
+    policy_for,
+    service_detector,
+)
 from .codec import result_from_dict
 from .detect import job_input
 
@@ -68,10 +72,10 @@ def _budget(job: VerificationJob, plan: JobPlan) -> Budget:
     return Budget(per_request_usd=budgets.per_request_usd, remaining_monthly_usd=remaining)
 
 
-def _run_cascade(plan, llm, item, initial, client, budget):
+def _run_cascade(plan, tenant_id, item, initial, client, budget):
     """Confirm or clear uncertain spans with the LLM judge; returns (detection, cascade, record)."""
     band = plan.policy.cascade
-    judge = model_config(llm, band.judge_model or plan.model or llm.default_model)
+    judge = model_config(tenant_id, band.judge_model or plan.model or default_model(tenant_id))
     settings_ = CascadeSettings(low=band.low, high=band.high, threshold=plan.threshold)
     outcome = cascade(item, initial, client, judge, settings_, budget)
     decided = replace(initial, spans=outcome.spans, score=outcome.score, detected=outcome.detected)
@@ -96,7 +100,7 @@ def _run_cascade(plan, llm, item, initial, client, budget):
 
 def _mitigate(
     plan: JobPlan,
-    llm: LLMSettings,
+    tenant_id: int,
     item: DetectionInput,
     initial: DetectionResult,
     budget: Budget,
@@ -104,12 +108,12 @@ def _mitigate(
     """Run the plan's mode against `initial` (its detection); never raises on LLM trouble."""
     known = KnownTypes({item.query: (plan.query_type, plan.query_type_confidence)})
     redetect = redetector(plan.config, service_detector(), classifier=known)
-    primary = model_config(llm, plan.model or llm.default_model)
+    primary = model_config(tenant_id, plan.model or default_model(tenant_id))
     premium = plan.policy.premium
     models = Models(
         primary=primary,
-        verifiers=tuple(model_config(llm, m) for m in premium.verification_models),
-        judge=model_config(llm, premium.judge_model) if premium.judge_model else primary,
+        verifiers=tuple(model_config(tenant_id, m) for m in premium.verification_models),
+        judge=model_config(tenant_id, premium.judge_model) if premium.judge_model else primary,
     )
     return mitigate(
         plan.mode,
@@ -117,7 +121,7 @@ def _mitigate(
         initial,
         plan.policy,
         redetect,
-        client_for(llm),
+        client_for(tenant_id),
         models,
         budget,
         threshold=plan.threshold,
@@ -129,7 +133,6 @@ def run(job: VerificationJob) -> bool:
     """Cascade (if enabled), then mitigate by mode, and complete; False if the lease was lost."""
     started = time.monotonic()
     plan = stored_plan(job)
-    llm = LLMSettings.objects.get(tenant_id=job.tenant_id)
     item = job_input(job)
     initial = result_from_dict(job.detection or {})
     cascade_record = None
@@ -137,11 +140,11 @@ def run(job: VerificationJob) -> bool:
     budget = _budget(job, plan)  # one budget for the cascade and the mode together
     if plan.policy.cascade.enabled:
         initial, outcome, cascade_record = _run_cascade(
-            plan, llm, item, initial, client_for(llm), budget
+            plan, job.tenant_id, item, initial, client_for(job.tenant_id), budget
         )
         calls_before = outcome.calls
     if plan.should_mitigate(initial):
-        result = _mitigate(plan, llm, item, initial, budget)
+        result = _mitigate(plan, job.tenant_id, item, initial, budget)
         result.calls[:0] = calls_before
     else:
         result = MitigationResult(

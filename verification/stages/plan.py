@@ -7,8 +7,6 @@ bandit's choice for `auto`, and the tenant's default model.
 
 from __future__ import annotations
 
-from tenants.models import LLMSettings
-
 from ..engine.job_plan import JobPlan, resolve_request
 from ..mode_selection import choose_mode
 from ..models import VerificationJob
@@ -19,9 +17,9 @@ def plan_request(
     job: VerificationJob,
     query_type: str,
     confidence: float,
-    llm: LLMSettings | None = None,
+    default_model: str = "",
 ) -> JobPlan:
-    """The job's plan; `llm` is the tenant's LLM settings (None when it has none).
+    """The job's plan; `default_model` is the tenant's ("" when it has no LLM).
 
     Raises `KeyError` for a decision the policy no longer has and pydantic's
     `ValidationError` for a stored policy that no longer validates.
@@ -43,9 +41,9 @@ def plan_request(
         job.tenant,
         query_type,
         key=str(job.pk),
-        llm=llm is not None and bool(llm.default_model),
+        llm=bool(default_model),
     )
-    model = job.model or (llm.default_model if llm is not None else "")
+    model = job.model or default_model
     return JobPlan.build(
         policy, resolved, query_type, confidence, choice.mode, choice.source, model=model
     )

@@ -24,6 +24,10 @@ class UnsafeUrl(ValueError):
     """The URL is malformed or resolves to an address we will not call."""
 
 
+class NonPublicAddress(UnsafeUrl):
+    """The host resolves to a private, loopback or other non-public address."""
+
+
 @dataclass(frozen=True)
 class CheckedUrl:
     url: str
@@ -190,5 +194,5 @@ def check_url(url: str, allowed_hosts: Iterable[str] = ()) -> CheckedUrl:
         if not is_public(ip) and not _allowed(host, ip, allowed):
             inner = ", ".join(str(v4) for v4 in _embedded(ip))
             carried = f", which carries {inner}" if inner else ""
-            raise UnsafeUrl(f"{host!r} resolves to a non-public address ({ip}{carried})")
+            raise NonPublicAddress(f"{host!r} resolves to a non-public address ({ip}{carried})")
     return CheckedUrl(url=url, scheme=parts.scheme, host=host, port=port, address=str(addresses[0]))

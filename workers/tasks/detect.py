@@ -23,7 +23,8 @@ def detect(job_id: str) -> None:
     job = claim(job_id)
     if job is None:
         return
-    batch = [job] + claim_more(settings.TRUTHLENS["DETECT_BATCH_SIZE"] - 1, exclude=job.pk)
+    more = settings.TRUTHLENS["DETECT_BATCH_SIZE"] - 1
+    batch = [job] + claim_more(more, exclude=job.pk, interactive_only=job.interactive)
     with tracing.continued(detect.request, "detect", batch_size=len(batch)):
         process_jobs(batch)
     metrics.GPU_MEMORY.set(metrics.gpu_memory_bytes())

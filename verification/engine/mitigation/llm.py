@@ -11,6 +11,7 @@ tenant's monthly budget: we stop *before* spending, not after.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -19,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .llm_types import (  # re-exported: callers import them from here too
+    AddressRefused,
     BudgetExceeded,
     CostSource,
     LLMCall,
@@ -40,6 +42,7 @@ from tenacity import (
     Retrying,
     retry_if_exception,
     stop_after_attempt,
+    stop_before_delay,
     wait_exponential,
 )
 
@@ -91,8 +94,23 @@ class Budget:
             self.spent_usd += actual_usd
 
 
+def is_refused(exc: BaseException) -> bool:
+    """Whether an `AddressRefused` is in the chain of causes (litellm and the SDKs wrap it)."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, AddressRefused):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def is_transient(exc: BaseException) -> bool:
-    """429, 5xx, timeouts and connection errors are worth retrying; other errors are not."""
+    """429, 5xx, timeouts and connection errors are worth retrying; other errors are not,
+    nor is a connection the address guard refused."""
+    if is_refused(exc):
+        return False
     # litellm.Timeout subclasses APIConnectionError and carries status 408: check types first.
     if isinstance(exc, litellm.Timeout | litellm.APIConnectionError | litellm.RateLimitError):
         return True
@@ -138,6 +156,16 @@ class _BackoffWait:
 
 
 CompletionFn = Callable[..., Any]
+
+
+def close_stream(chunks: Any) -> None:
+    """Close an upstream stream left unfinished (the client went away): the HTTP
+    response under litellm's wrapper is closed, so the provider stops generating."""
+    for stream in (getattr(chunks, "completion_stream", None), chunks):
+        close = getattr(stream, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):  # best effort: the connection is going away
+                close()
 
 
 class LLMClient:
@@ -209,23 +237,38 @@ class LLMClient:
 
     # -- calls -----------------------------------------------------------------------------
 
-    def _retrying(self, call: LLMCall) -> Retrying:
-        """Retries of transient errors under `self.retry`, counted in `call.attempts`."""
+    def run(self, call: LLMCall, config: ModelConfig, **kwargs: Any) -> Any:
+        """`litellm.completion(**kwargs)` for `config`, counted in `call`: transient errors
+        retried `config.max_retries` times (else this client's policy), every attempt and
+        wait within one deadline of `config.timeout_s`, each attempt's timeout what is left
+        of it. The only retry layer: litellm's and the SDKs' own are off (`max_retries=0`)."""
+        if config.refusal:
+            call.error = config.refusal
+            raise LLMError(config.refusal, call)
+        retries = self.retry.attempts - 1 if config.max_retries is None else config.max_retries
+        deadline = time.monotonic() + config.timeout_s
 
         def count_attempt(state: RetryCallState) -> None:
             call.attempts = state.attempt_number
 
-        return Retrying(
+        def attempt() -> Any:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise litellm.Timeout(
+                    message=f"no answer within {config.timeout_s:g} s",
+                    model=config.model,
+                    llm_provider="",
+                )
+            return self._completion(**{**kwargs, "timeout": left})
+
+        retrying = Retrying(
             retry=retry_if_exception(is_transient),
             wait=_BackoffWait(self.retry),
-            stop=stop_after_attempt(self.retry.attempts),
+            stop=stop_after_attempt(retries + 1) | stop_before_delay(config.timeout_s),
             before=count_attempt,
             reraise=True,
         )
-
-    def run(self, call: LLMCall, **kwargs: Any) -> Any:
-        """`litellm.completion(**kwargs)` under this client's retries, counted in `call`."""
-        return self._retrying(call)(self._completion, **kwargs)
+        return retrying(attempt)
 
     @staticmethod
     def _request(config: ModelConfig, messages: list[Message], **extra: Any) -> dict[str, Any]:
@@ -262,11 +305,14 @@ class LLMClient:
         call.estimated_cost_usd = estimate
         if budget is not None:
             budget.reserve(estimate)
-        retrying = self._retrying(call)
         kwargs = self._request(config, messages)
         started = time.perf_counter()
         try:
-            response = retrying(self._completion, **kwargs)
+            response = self.run(call, config, **kwargs)
+        except LLMError:
+            if budget is not None:
+                budget.settle(estimate, 0.0)
+            raise
         except Exception as exc:
             call.latency_ms = (time.perf_counter() - started) * 1000
             call.error = f"{type(exc).__name__}: {str(exc)[:300]}"
@@ -295,25 +341,32 @@ class LLMClient:
         kwargs = self._request(
             config, messages, stream=True, stream_options={"include_usage": True}
         )
-        retrying = self._retrying(call)
         started = time.perf_counter()
         try:
-            chunks = retrying(self._completion, **kwargs)
+            chunks = self.run(call, config, **kwargs)
+        except LLMError:
+            raise
         except Exception as exc:
             call.error = f"{type(exc).__name__}: {str(exc)[:300]}"
             raise LLMError(call.error, call) from exc
         parts: list[str] = []
-        for chunk in chunks:
-            usage = getattr(chunk, "usage", None)
-            if usage:
-                call.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-                call.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-            choices = getattr(chunk, "choices", None) or []
-            delta = getattr(choices[0], "delta", None) if choices else None
-            text = getattr(delta, "content", None) if delta is not None else None
-            if text:
-                parts.append(text)
-                yield text
+        finished = False
+        try:
+            for chunk in chunks:
+                usage = getattr(chunk, "usage", None)
+                if usage:
+                    call.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+                    call.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+                choices = getattr(chunk, "choices", None) or []
+                delta = getattr(choices[0], "delta", None) if choices else None
+                text = getattr(delta, "content", None) if delta is not None else None
+                if text:
+                    parts.append(text)
+                    yield text
+            finished = True
+        finally:
+            if not finished:  # closed early (GeneratorExit) or broken: stop the upstream
+                close_stream(chunks)
         call.latency_ms = (time.perf_counter() - started) * 1000
         if not call.prompt_tokens:  # provider sent no usage: count locally
             call.prompt_tokens = self.count_prompt_tokens(config, messages)

@@ -15,7 +15,7 @@ from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .llm import LLMCall, LLMClient, LLMError, Message, ModelConfig
+from .llm import LLMCall, LLMClient, LLMError, Message, ModelConfig, close_stream
 
 
 @dataclass
@@ -71,7 +71,9 @@ def forward(
     call = LLMCall(model=config.model, role=role)
     started = time.perf_counter()
     try:
-        response = client.run(call, **_kwargs(config, messages, params, extra_body))
+        response = client.run(call, config, **_kwargs(config, messages, params, extra_body))
+    except LLMError:
+        raise
     except Exception as exc:
         call.latency_ms = (time.perf_counter() - started) * 1000
         call.error = f"{type(exc).__name__}: {str(exc)[:300]}"
@@ -101,17 +103,24 @@ def forward_stream(
     stream_params = {**params, "stream": True, "stream_options": {"include_usage": True}}
     started = time.perf_counter()
     try:
-        chunks = client.run(call, **_kwargs(config, messages, stream_params, extra_body))
+        chunks = client.run(call, config, **_kwargs(config, messages, stream_params, extra_body))
+    except LLMError:
+        raise
     except Exception as exc:
         call.error = f"{type(exc).__name__}: {str(exc)[:300]}"
         raise LLMError(call.error, call) from exc
+    finished = False
     try:
         for chunk in chunks:
             _usage(call, getattr(chunk, "usage", None))
             yield chunk.model_dump(exclude_none=True)
+        finished = True
     except Exception as exc:  # the upstream broke off mid-stream
         call.error = f"{type(exc).__name__}: {str(exc)[:300]}"
         raise LLMError(call.error, call) from exc
+    finally:
+        if not finished:  # the client went away (GeneratorExit): stop the upstream too
+            close_stream(chunks)
     call.latency_ms = (time.perf_counter() - started) * 1000
     if not call.prompt_tokens:  # provider sent no usage: count locally
         call.prompt_tokens = client.count_prompt_tokens(config, messages)

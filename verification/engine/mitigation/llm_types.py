@@ -14,7 +14,13 @@ CostSource = Literal["price_table", "litellm", "unknown"]
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Where and how to call one model. `model` uses litellm names (`openai/gpt-4o-mini`)."""
+    """Where and how to call one model. `model` uses litellm names (`openai/gpt-4o-mini`).
+
+    `timeout_s` bounds the whole call, its retries and their waits included (one
+    deadline); `max_retries` (None: the client's `RetryPolicy`) is how often a
+    transient failure is tried again. A config with a `refusal` is never called:
+    the call fails at once with that reason (a model no provider serves).
+    """
 
     model: str
     api_base: str | None = None
@@ -22,6 +28,8 @@ class ModelConfig:
     timeout_s: float = 30.0
     max_tokens: int = 512
     temperature: float = 0.0
+    max_retries: int | None = None
+    refusal: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,13 @@ class LLMError(Exception):
     def __init__(self, message: str, call: LLMCall) -> None:
         super().__init__(message)
         self.call = call
+
+
+class AddressRefused(Exception):
+    """A connection refused because its address is not one we may call (SSRF guard).
+
+    The guard that raises it lives outside the engine; the engine only needs to know
+    that retrying it is pointless."""
 
 
 class BudgetExceeded(Exception):

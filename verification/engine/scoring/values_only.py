@@ -46,6 +46,7 @@ def values_only(
         score=score,
         model_score=score,
         detected=score >= threshold,
+        verdict="hallucinated" if score >= threshold else "faithful",
         risk_level=risk_level(score),
         spans=spans,
         coverage=coverage,

@@ -85,7 +85,7 @@ checksum/config: {{ toYaml .Values.config | sha256sum }}
 checksum/secrets: {{ toYaml .Values.secrets | sha256sum }}
 {{- end -}}
 
-{{/* A Celery worker container; call with (dict "ctx" $ "name" "mitigate" "queues" "mitigate,webhooks" "concurrency" 16). */}}
+{{/* A Celery worker container; call with (dict "ctx" $ "name" "mitigate" "queues" "mitigate_interactive,mitigate,webhooks" "concurrency" 16). */}}
 {{- define "truthlens.workerArgs" -}}
 - celery
 - -A
