@@ -3,6 +3,8 @@
 Unknown prefix, wrong secret, revoked key and inactive tenant all answer
 the same 401; the secret comparison is constant-time and a dummy hash is
 compared when the prefix is unknown so timing does not reveal prefixes.
+Each failure counts against the client's address (`api.guessing`): too many
+and the address gets 429 before any key it sends is looked at.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from rest_framework import authentication, exceptions
 from observability.logcontext import tenant_id_var
 from tenants.keys import hash_secret, parse_key, secret_matches
 from tenants.models import ApiKey, Tenant
+
+from . import guessing
 
 _DUMMY_HASH = hash_secret("not-a-real-secret")
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -38,15 +42,25 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
     keyword = "Bearer"
 
     def authenticate(self, request):
+        guessing.refuse_if_locked(request)
         header = authentication.get_authorization_header(request).decode("latin-1")
         if not header:
             return None
         scheme, _, token = header.partition(" ")
         if scheme.lower() != self.keyword.lower() or not token.strip():
+            guessing.note_failure(request)
             raise exceptions.AuthenticationFailed("Use 'Authorization: Bearer <api key>'.")
-        return self.authenticate_key(token)
+        return self.authenticate_key(token, request)
 
-    def authenticate_key(self, token: str):
+    def authenticate_key(self, token: str, request=None):
+        try:
+            return self._authenticate_key(token)
+        except exceptions.AuthenticationFailed:
+            if request is not None:
+                guessing.note_failure(request)
+            raise
+
+    def _authenticate_key(self, token: str):
         parsed = parse_key(token)
         if parsed is None:
             raise exceptions.AuthenticationFailed("Invalid API key.")
@@ -84,5 +98,6 @@ class ApiKeyOrXApiKeyAuthentication(ApiKeyAuthentication):
     def authenticate(self, request):
         token = request.headers.get("x-api-key", "").strip()
         if token and not authentication.get_authorization_header(request):
-            return self.authenticate_key(token)
+            guessing.refuse_if_locked(request)
+            return self.authenticate_key(token, request)
         return super().authenticate(request)

@@ -1,5 +1,6 @@
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
+from . import guessing
 from .authentication import TenantPrincipal
 
 
@@ -11,5 +12,6 @@ class HasTenantKey(BasePermission):
     def has_permission(self, request, view) -> bool:
         principal = request.user
         if not isinstance(principal, TenantPrincipal):
+            guessing.note_failure(request)  # no key at all: a 401 that counts as a guess
             return False
         return request.method in SAFE_METHODS or principal.can_write

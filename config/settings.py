@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -46,6 +47,10 @@ INSTALLED_APPS = [
     "verification",
     "api",
     "dashboard",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "axes",  # after the apps whose sign-in it guards
+    "csp",
 ]
 
 MIDDLEWARE = [
@@ -55,6 +60,8 @@ MIDDLEWARE = [
     "api.middleware.RequestIdMiddleware",
     "api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.headers.SecurityHeadersMiddleware",  # Permissions-Policy, no-store when private
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -65,6 +72,8 @@ MIDDLEWARE = [
     "dashboard.middleware.BodyTooLargeMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
+    # last, as django-axes asks: it turns a locked-out sign-in into the lockout page
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -128,6 +137,24 @@ STORAGES = {
 }
 LOGIN_URL = "/dashboard/login/"
 
+# --- sign-in guessing (django-axes) --------------------------------------------
+# AxesStandaloneBackend only refuses locked-out sign-ins; ModelBackend checks passwords.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# An account, or a client address, with this many failed sign-ins is locked out (429) until
+# the lock expires (attempts during the lock do not extend it). A success clears the count.
+AXES_FAILURE_LIMIT = env_int("TRUTHLENS_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("TRUTHLENS_LOGIN_LOCKOUT_MINUTES", 15, minimum=0.1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # per account and per address, separately
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "dashboard.signin_lockout.locked_out_response"  # 429 + Retry-After
+AXES_CLIENT_IP_CALLABLE = "tenants.audit.client_ip"  # REMOTE_ADDR, as the audit log reads it
+OTP_TOTP_ISSUER = "TruthLens"  # the name authenticator apps show next to the account
+AXES_VERBOSE = False  # our own log line and audit event say it (tenants.signin_lockout)
+
 # --- e-mail (invitations) ----------------------------------------------------
 # SMTP when EMAIL_HOST is set; otherwise mail is printed on the console (`make run`).
 EMAIL_HOST = env_str("EMAIL_HOST", "")
@@ -160,6 +187,24 @@ SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp): scripts and styles only from our own static files (the
+# dashboard has no inline script or <style>; Chart.js is a vendored file). Inline style
+# *attributes* stay allowed: they cannot run code. The API docs page (Swagger UI's inline
+# bootstrap script) and Django's admin keep their own ways.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/v1/docs", "/admin/"],
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 # --- REST framework ----------------------------------------------------------
 REST_FRAMEWORK = {
@@ -199,6 +244,11 @@ TRUTHLENS = {
     "MAX_UPLOAD_BYTES": env_int("TRUTHLENS_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024),
     # per-tenant default rate (plans may override): "<n>/<period>"
     "DEFAULT_RATE": env_str("TRUTHLENS_DEFAULT_RATE", "600/min"),
+    # key guessing: this many failed API authentications from one client address within the
+    # window lock the address out (429 + Retry-After) for LOCKOUT seconds
+    "BAD_KEY_LIMIT": env_int("TRUTHLENS_BAD_KEY_LIMIT", 20, minimum=1),
+    "BAD_KEY_WINDOW_SECONDS": env_int("TRUTHLENS_BAD_KEY_WINDOW_SECONDS", 60, minimum=1),
+    "BAD_KEY_LOCKOUT_SECONDS": env_int("TRUTHLENS_BAD_KEY_LOCKOUT_SECONDS", 300, minimum=1),
     # detection
     "DETECTOR": env_str("TRUTHLENS_DETECTOR", "embedded"),
     # precision of a mounted checkpoint: auto = bf16/fp16 on GPU, bf16 on CPUs with bf16
@@ -276,7 +326,8 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # axes says INFO on every sign-in; its lockouts are WARNING (and logged by the dashboard)
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = TRUTHLENS["MAX_BODY_BYTES"]
 

@@ -19,6 +19,7 @@ from .views import (
     policy_test,
     setup,
     staff_tenants,
+    two_factor,
     webhooks,
 )
 
@@ -28,7 +29,21 @@ MONTH = r"(?P<month>\d{4}-\d{2})"
 urlpatterns = [
     path("", overview.overview_page, name="overview"),
     path("login/", auth.LoginView.as_view(), name="login"),
+    path("login/code/", two_factor.login_code, name="login-code"),
     path("logout/", auth.LogoutView.as_view(), name="logout"),
+    path("account/two-factor/", two_factor.settings_page, name="two-factor"),
+    path("password-reset/", auth.PasswordResetView.as_view(), name="password-reset"),
+    path("password-reset/sent/", auth.PasswordResetDoneView.as_view(), name="password-reset-done"),
+    path(
+        "password-reset/<uidb64>/<token>/",
+        auth.PasswordResetConfirmView.as_view(),
+        name="password-reset-confirm",
+    ),
+    path(
+        "password-reset/done/",
+        auth.PasswordResetCompleteView.as_view(),
+        name="password-reset-complete",
+    ),
     path("tenant/", auth.switch, name="switch-tenant"),
     path("verifications/", history.history, name="history"),
     path("verifications/<str:public_id>/", detail.detail, name="verification"),

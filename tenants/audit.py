@@ -72,7 +72,9 @@ def _tenant_of(request, target) -> Any:
     return getattr(target, "tenant", None)
 
 
-def _client_ip(request) -> str | None:
+def client_ip(request) -> str | None:
+    """The client's address as the audit log, the sign-in lockout and the API's
+    key-guessing throttle all read it."""
     # REMOTE_ADDR, not X-Forwarded-For: a client can write any forwarded header it
     # likes, and the deployment's proxy is not a configured trusted hop.
     return request.META.get("REMOTE_ADDR") or None if request is not None else None
@@ -111,5 +113,5 @@ def record(
         target_type=target_type,
         target_id=target_id[:64],
         details=details or {},
-        ip=_client_ip(request),
+        ip=client_ip(request),
     )

@@ -13,12 +13,14 @@ from django import forms
 from django.contrib.auth import authenticate, get_user_model, login
 from django.contrib.auth.forms import SetPasswordForm
 from django.shortcuts import redirect, render
+from django.urls import reverse
 
 from tenants import members as actions
 from tenants.audit import record
 from tenants.models import Invitation
 
 from ..scoping import SESSION_KEY
+from . import two_factor
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -50,11 +52,15 @@ def _authenticated(request, accounts: list, password: str):
 
 def _welcome(request, invitation: Invitation, user, membership):
     """Signed in as the new member, looking at the tenant, on the setup checklist."""
-    if request.user != user:
+    # an account with two-factor sign-in is signed in only after its code
+    parked = request.user != user and two_factor.has_two_factor(user)
+    if request.user != user and not parked:
         login(request, user, backend=BACKEND)
     request.session[SESSION_KEY] = invitation.tenant_id
     details = {"email": invitation.email, "role": membership.role}
     record(request, "member.accepted", membership, tenant=invitation.tenant, details=details)
+    if parked:
+        return _private(two_factor.park(request, user, reverse("dashboard:setup")))
     return _private(redirect("dashboard:setup"))
 
 

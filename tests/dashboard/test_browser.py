@@ -73,7 +73,7 @@ def page(chromium, live_server, settings):
 def sign_in(page, live_server, username: str) -> None:
     page.goto(f"{live_server.url}/dashboard/verifications/")
     assert "/dashboard/login/" in page.url  # sent to sign in first
-    page.get_by_label("Username").fill(username)
+    page.get_by_label("E-mail").fill(username)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(f"{live_server.url}/dashboard/verifications/")

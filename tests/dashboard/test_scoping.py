@@ -94,10 +94,13 @@ EDIT_POSTS = [
 # tenant-new: staff only; invitation: the public link page; audit-log: owners and admins
 # (all three in test_members.py, test_invitations.py, test_audit_log.py); secret-shown only
 # shows a secret its own tenant's POST kept (test_webhook_pages.py); llm-providers and
-# llm-roles: owners and admins only (test_llm_provider_pages.py)
+# llm-roles: owners and admins only (test_llm_provider_pages.py); the password-reset pages:
+# public, no tenant (test_account.py); login-code and two-factor: test_two_factor.py
 OTHER = {
     "login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate", "tenant-new",
     "invitation", "audit-log", "secret-shown", "llm-providers", "llm-roles",
+    "password-reset", "password-reset-done", "password-reset-confirm", "password-reset-complete",
+    "login-code", "two-factor",
 }  # fmt: skip
 
 

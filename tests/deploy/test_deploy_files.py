@@ -165,7 +165,7 @@ def test_every_celery_queue_has_a_consumer_in_compose(compose):
 
 
 def test_the_dev_worker_commands_read_the_interactive_lanes_first():
-    procfile = (DEPLOY / "Procfile.dev").read_text()
+    procfile = (DEPLOY / "supervisord.dev.conf").read_text()  # `make run`
     makefile = (ROOT / "Makefile").read_text()
     for text in (procfile, makefile):
         line = next(ln for ln in text.splitlines() if "celery -A workers worker" in ln)

@@ -103,8 +103,9 @@ PK_OF = {
 }  # fmt: skip
 
 
-# Route parameters that name no object of a tenant: tenant B gets its own view of them.
-NOT_OBJECTS = {"month": timezone.now().strftime("%Y-%m")}
+# Route parameters that name no object of a tenant: tenant B gets its own view of them
+# (a password-reset link names an account, and only its token opens it).
+NOT_OBJECTS = {"month": timezone.now().strftime("%Y-%m"), "uidb64": "MQ"}
 
 
 def _fill(template: str, objects: dict[str, str]) -> str:

@@ -28,6 +28,11 @@ INTERNAL = [
     "http://[fe80::1]/hook",
     "http://[::ffff:10.0.0.1]/hook",
     "http://0.0.0.0/hook",
+    "http://[64:ff9b::7f00:1]/hook",
+    "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/",
+    "http://[2002:7f00:1::]/hook",
+    "http://[::127.0.0.1]/hook",
+    "http://192.0.0.8/hook",
 ]
 
 
@@ -147,3 +152,12 @@ def test_redirects_are_not_followed():
     assert not result.ok
     assert result.status_code == 307
     assert hits == ["/hook"]
+
+
+@pytest.mark.parametrize("url", ["http://[64:ff9b::7f00:1]/hook", "http://[2002:7f00:1::]/hook"])
+def test_the_worker_refuses_embedded_ipv4_at_delivery(no_network, url):
+    # an endpoint stored before the guard knew these forms is still never called
+    result = transport.send(url, "s", {"id": "e"}, 5, ["127.0.0.1", "localhost"])
+    assert not result.ok
+    assert result.error.startswith("refused")
+    assert no_network == []

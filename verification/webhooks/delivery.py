@@ -6,12 +6,11 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from . import signing
-from .urlguard import CheckedUrl, UnsafeUrl, check_url
+from .urlguard import UnsafeUrl, check_url
 
 USER_AGENT = "TruthLens-Webhooks/1.0"
 RESPONSE_BODY_BYTES = 2048  # how much of the receiver's answer the delivery log keeps
@@ -28,12 +27,6 @@ class AttemptResult:
 
 def encode(payload: dict) -> bytes:
     return json.dumps(payload, separators=(",", ":"), sort_keys=True, default=str).encode()
-
-
-def _pinned_url(checked: CheckedUrl) -> str:
-    parts = urlsplit(checked.url)
-    host = f"[{checked.address}]" if ":" in checked.address else checked.address
-    return urlunsplit((parts.scheme, f"{host}:{checked.port}", parts.path or "/", parts.query, ""))
 
 
 def _read_start(response: httpx.Response) -> str:
@@ -69,7 +62,7 @@ def send(
     headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
-        "Host": checked.host if checked.port in (80, 443) else f"{checked.host}:{checked.port}",
+        "Host": checked.host_header,
         signing.HEADER: signing.sign(secret, body),
         "X-TruthLens-Event-Id": str(payload.get("id", "")),
     }
@@ -78,10 +71,10 @@ def send(
             httpx.Client(timeout=timeout_s, follow_redirects=False, trust_env=False) as client,
             client.stream(
                 "POST",
-                _pinned_url(checked),
+                checked.pinned_url(),
                 content=body,
                 headers=headers,
-                extensions={"sni_hostname": checked.host},
+                extensions=checked.extensions,
             ) as response,
         ):
             answer = _read_start(response)
