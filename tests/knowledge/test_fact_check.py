@@ -54,8 +54,10 @@ def test_an_answer_is_checked_against_the_knowledge_base_with_spans_into_the_doc
     assert where["knowledge_base"] == kb
     assert "1887" in TOWER[where["start"] : where["end"]]  # offsets into the document's text
     grounding = result["grounding"]
-    assert grounding["claims_checked"] == 2  # the two sentences with figures and names
-    assert grounding["summary"] == "2 of 2 claims had evidence"
+    # every sentence is a claim, the one without a figure too (issue 20)
+    assert grounding["claims_checked"] == 3
+    assert [c["text"].strip() for c in grounding["claims"]][-1] == "Paris is lovely in spring."
+    assert grounding["summary"].endswith("of 3 claims had evidence")
     assert all(p["document_name"] == "tower.txt" for p in grounding["passages"])
 
 
@@ -120,7 +122,11 @@ def test_web_search_grounds_uncovered_claims_and_its_cost_is_the_tenants_own(
     assert len(fake_search.requests) == 1  # max_queries caps the searches
     [span] = [s for s in result["spans"] if s["text"] == "1950"]
     assert span["evidence_location"]["url"] == "https://example.org/eiffel"
-    assert result["grounding"]["summary"] == "1 of 2 claims had evidence"
+    # every sentence is a claim; max_queries left two unsearched, reported as such
+    assert result["grounding"]["summary"] == "1 of 3 claims had evidence"
+    assert [c.get("skipped") for c in result["grounding"]["claims"]].count(
+        "max_queries reached"
+    ) == 2
     usage = UsageRecord.objects.get()
     assert usage.search_queries == 1
     assert usage.search_cost_usd == Decimal("0.008")

@@ -23,16 +23,34 @@ def detect():
     return redetector(config, LexicalDetector())
 
 
-def test_repair_fixes_a_year_and_a_place_from_the_evidence(detect):
+def test_repair_fixes_the_year_and_qualifies_the_place_the_context_never_names(detect):
     item = DetectionInput.build(CONTEXT, WRONG, "When and where?")
     initial = detect(item)
     assert initial.detected
-    assert {s.label for s in initial.spans} == {"contradiction"}
+    # the year is contradicted; Lyon is a name the context never uses: unsupported (issue 20)
+    assert {s.text: s.label for s in initial.spans} == {
+        "1950": "contradiction",
+        "Lyon": "unsupported",
+    }
 
     result = repair(item, initial, redetect=detect)
 
+    # the contradicted year takes the evidence's value; the unconfirmed place is qualified
+    assert result.final_response == (
+        "(Not confirmed by the provided context) The Eiffel Tower was completed in 1889 in Lyon."
+    )
+    assert ("1950", "1889") in [(c.before, c.after) for c in result.changes]
+    assert not result.converged  # Lyon is still not in the context
+
+
+def test_repair_fixes_a_year_and_a_place_named_in_the_context(detect):
+    context = ["The Eiffel Tower was completed in 1889 in Paris. Lyon hosted a fair in 1894."]
+    item = DetectionInput.build(
+        context, "The Eiffel Tower was completed in 1950 in Paris.", "When?"
+    )
+    result = repair(item, detect(item), redetect=detect)
     assert result.final_response == RIGHT
-    assert [(c.before, c.after) for c in result.changes] == [("1950", "1889"), ("Lyon", "Paris")]
+    assert [(c.before, c.after) for c in result.changes] == [("1950", "1889")]
     assert result.converged
     assert result.final_score is not None
     assert result.final_score < 0.5

@@ -69,12 +69,19 @@ def test_span_offsets_slice_the_answer_exactly(client_a, name):
 
 
 @pytest.mark.parametrize("lang", sorted(FOREIGN))
-def test_an_answer_in_an_unsupported_script_is_unverifiable_not_an_error(client_a, lang):
+def test_an_answer_in_an_unsupported_script_is_checked_on_its_values_not_an_error(client_a, lang):
     context, answer = FOREIGN[lang]
     body, job = _verify(client_a, context, answer)
     assert body["status"] == "completed"
-    assert body["verification_status"] == "unverifiable"
     assert f"'{lang}'" in body["reason"]
+    # only the checks that need no language model run (issue 20): values, when it states any
+    # the context settles ("1950" against 1887-1889), else it stays unverifiable
+    if body["verification_status"] == "verified":
+        assert body["coverage"]["checks"] == ["values"]
+        assert "only numbers, dates, times, money and units" in body["reason"]
+        assert [s["text"] for s in body["spans"] if s["label"] == "contradiction"] == ["1950"]
+    else:
+        assert body["verification_status"] == "unverifiable"
     assert job.response == answer
     assert job.context == context
     for span in body["spans"]:

@@ -145,11 +145,13 @@ def repair(
     replacements: dict[int, list[tuple[Span, str]]] = {}
     for idx, spans in by_segment.items():
         unsupported = [s for s in spans if s.label == "unsupported"]
+        # A contradiction's evidence value goes in even where the sentence also holds an
+        # unsupported span (then qualified or removed as that span decides).
+        fixes = [(s, evidence_value(text, s)) for s in spans if s.label != "unsupported"]
+        replacements[idx] = [(s, v) for s, v in fixes if v is not None]
         if unsupported:
             plans[idx] = _decide_unsupported(segments[idx], unsupported, cfg)
             continue
-        fixes = [(s, evidence_value(text, s)) for s in spans]
-        replacements[idx] = [(s, v) for s, v in fixes if v is not None]
         # A contradiction we cannot fix safely is at least flagged: fix what we can, qualify.
         plans[idx] = "replace" if len(replacements[idx]) == len(fixes) else "qualify"
 
