@@ -285,3 +285,12 @@ def test_a_contradiction_is_never_uncertain():
     result = run(CONTEXT, answer, "How much is a weekly pass?", config=wide)
     assert result.verdict == "hallucinated"
     assert result.detected is True
+
+
+def test_an_hour_the_user_named_as_a_bare_number_is_a_premise():
+    calendar = ('{"events": [{"title": "Demo", "start": "15:00", "end": "16:00"}]}',)
+    query = "When am I free between 9 and 5 that day?"
+    assert _conflicts(calendar, "You are free after the demo ends at 4 pm until 5 pm.", query) == []
+    assert _conflicts(calendar, "You are free after the demo ends at 4 pm until 6 pm.", query) == [
+        "6 pm"
+    ]

@@ -48,8 +48,8 @@ DEFAULT_UNVERIFIED_NOTE = (
 
 
 #: The uncertainty band around the threshold, fitted on the development sets.
-DEFAULT_UNCERTAIN_BELOW = 0.1
-DEFAULT_UNCERTAIN_ABOVE = 0.15
+DEFAULT_UNCERTAIN_BELOW = 0.0
+DEFAULT_UNCERTAIN_ABOVE = 0.1
 
 
 class _Strict(BaseModel):

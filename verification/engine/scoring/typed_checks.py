@@ -262,6 +262,19 @@ def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> b
     )
 
 
+def _asked_hour(value: Value, query: str | None) -> bool:
+    """Whether a whole-hour time restates an hour the user's question names as a bare
+    number ("free between 9 and 5": "until 5 pm")."""
+    if not query or value.kind != "time" or value.canon[1] != 0:
+        return False
+    hours = {int(h) % 12 for h in re.findall(r"(?<![\d:.,])(1[0-2]|[1-9])(?![\d:.,])", query)}
+    return (
+        value.canon[0] % 12 in hours
+        and re.search(r"\b(?:between|from|until|till|to|after|before|at)\b", query, re.I)
+        is not None
+    )
+
+
 def _time_difference(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
     """A duration that is the time between two stated times ("departs 08:21, arrives
     08:49": a 28-minute journey; "10:05 scheduled, 10:50 expected": 45 minutes late)."""
@@ -293,7 +306,7 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
             i, _, v = same[0]
             out.append(Finding(value.start, value.end, value.kind, "match", (i, v.start, v.end)))
             continue
-        if any(v.same(value) for v in asked):
+        if any(v.same(value) for v in asked) or _asked_hour(value, query):
             out.append(Finding(value.start, value.end, value.kind, "match"))
             continue
         rivals = [c for c in stated if _comparable(value, c[2])]
