@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-
-from verification.engine.mitigation import LLMError
-from verification.engine.mitigation.llm_forward import forward
-from verification.tenant_config import client_for
+from rest_framework.response import Response
 
 from ..authentication import ApiKeyOrXApiKeyAuthentication
 from ..gateway.anthropic import to_anthropic, to_openai
@@ -17,11 +14,8 @@ from ..gateway.anthropic_request import (
     check_messages_request,
 )
 from ..gateway.anthropic_stream import messages_stream_response
-from ..gateway.completion import verify_completion
-from ..gateway.errors import late_response, upstream_error_response
 from ..gateway.grounding import grounding_for
 from ..gateway.params import split_params
-from ..gateway.verdicts import VerdictLate
 from .gateway import GatewayView, with_headers
 
 
@@ -62,15 +56,8 @@ class Messages(GatewayView):
                 self.tenant, request.auth, config, messages, params,
                 extra_body, options, grounding, policy, tool_names,
             )  # fmt: skip
-        try:
-            reply = forward(client_for(self.tenant.pk), config, messages, params, extra_body)
-        except LLMError as exc:
-            return upstream_error_response(exc)
-        try:
-            completion, headers = verify_completion(
-                self.tenant, request.auth, reply.response, reply.call, model, messages,
-                options, grounding, params, policy,
-            )  # fmt: skip
-        except VerdictLate as exc:
-            return late_response([v.truthlens["id"] for v in exc.late])
+        answered = self.answer(request, started, messages, params, extra_body, grounding)
+        if isinstance(answered, Response):
+            return answered
+        completion, headers = answered
         return with_headers(to_anthropic(completion, tool_names), headers)

@@ -81,6 +81,23 @@ class GatewayView(TenantScopedView):
             )
         return model
 
+    def answer(self, request, started: Started, messages, params, extra_body, grounding):
+        """The non-streamed round both gateways share: the upstream call, then the
+        verdict. `(completion, headers)`, or the error `Response` to send instead."""
+        try:
+            reply = forward(
+                client_for(self.tenant.pk), started.config, messages, params, extra_body
+            )
+        except LLMError as exc:
+            return upstream_error_response(exc)
+        try:
+            return verify_completion(
+                self.tenant, request.auth, reply.response, reply.call, started.model, messages,
+                started.options, grounding, params, started.policy,
+            )  # fmt: skip
+        except VerdictLate as exc:
+            return late_response([v.truthlens["id"] for v in exc.late])
+
     def start(self, request, serializer_class) -> Started:
         """What both gateways check before the upstream call (a refused request must
         not cost an LLM call): the body, the model, policy, options."""
@@ -121,12 +138,7 @@ class ChatCompletions(GatewayView):
     @extend_schema(request=ChatRequestSerializer, responses={200: None})
     def post(self, request):
         started = self.start(request, ChatRequestSerializer)
-        config, model, policy, options = (
-            started.config,
-            started.model,
-            started.policy,
-            started.options,
-        )
+        config, policy, options = started.config, started.policy, started.options
         # Forwarded as sent: the serializer would drop assistant `tool_calls` and the like.
         messages = copy.deepcopy(request.data["messages"])
         grounding = grounding_for(messages, options, policy)
@@ -136,15 +148,8 @@ class ChatCompletions(GatewayView):
                 self.tenant, request.auth, config, messages, params, extra_body,
                 options, grounding, policy,
             )  # fmt: skip
-        try:
-            reply = forward(client_for(self.tenant.pk), config, messages, params, extra_body)
-        except LLMError as exc:
-            return upstream_error_response(exc)
-        try:
-            completion, headers = verify_completion(
-                self.tenant, request.auth, reply.response, reply.call, model, messages,
-                options, grounding, params, policy,
-            )  # fmt: skip
-        except VerdictLate as exc:
-            return late_response([v.truthlens["id"] for v in exc.late])
+        answered = self.answer(request, started, messages, params, extra_body, grounding)
+        if isinstance(answered, Response):
+            return answered
+        completion, headers = answered
         return with_headers(completion, headers)
