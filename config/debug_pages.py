@@ -27,6 +27,15 @@ class NoTechnicalPagesMiddleware:
         # no view was resolved: Django's resolver 404 (its technical page under DEBUG)
         if settings.DEBUG and response.status_code == 404 and request.resolver_match is None:
             return _handler(404)(request, Http404())
+        # a request refused before routing (a Host not allowed, a malformed one): Django's
+        # DEBUG page for the SuspiciousOperation, HTML, instead of the production handler
+        if (
+            settings.DEBUG
+            and response.status_code == 400
+            and request.resolver_match is None
+            and response.get("Content-Type", "").startswith("text/html")
+        ):
+            return _handler(400)(request, None)
         return response
 
     def process_exception(self, request, exception):
