@@ -294,3 +294,34 @@ def test_an_hour_the_user_named_as_a_bare_number_is_a_premise():
     assert _conflicts(calendar, "You are free after the demo ends at 4 pm until 6 pm.", query) == [
         "6 pm"
     ]
+
+
+def test_a_date_worked_out_from_a_stated_date_and_days_passes_and_a_day_off_is_flagged():
+    invoice = ("Invoice INV-2291 was issued on 1 March 2024. Payment terms: net 30 days.",)
+    assert _conflicts(invoice, "Payment is due 30 days after 1 March 2024, by 31 March 2024.") == []
+    assert _conflicts(invoice, "Payment is due 30 days after 1 March 2024, by 30 March 2024.") == [
+        "30 March 2024"
+    ]
+    tracking = ('{"order": "88213", "shipped": "2024-02-26", "transit_days": 5}',)
+    assert _conflicts(tracking, "It shipped on 26 February and should arrive on 2 March.") == []
+
+
+def test_a_balance_less_two_pending_amounts_is_worked_out_and_a_restated_amount_counts_once():
+    account = ('{"balance": 1250.40, "pending": [{"amount": -200.00}, {"amount": -50.40}]}',)
+    answer = "Once the pending $200.00 and $50.40 clear, your $1,250.40 balance will be $1,000.00."
+    assert _conflicts(account, answer) == []
+    budget = (
+        "The council approved a $2,500,000 budget. Of this, $1,000,000 goes to playgrounds, "
+        "$900,000 to paths, and the remainder to landscaping.",
+    )
+    wrong = "It approved $2.5m: $1m for playgrounds, $900k for paths and $700k for landscaping."
+    assert _conflicts(budget, wrong) == ["$700k"]
+
+
+def test_a_frequency_named_from_the_contexts_noun_is_no_rival_and_decimals_keep_a_sentence():
+    plan = ("Subscription: $11.99 per month, or $119.88 billed annually.",)
+    answer = (
+        "Monthly billing costs $143.88 over a year ($11.99 × 12), so paying $119.88 "
+        "annually saves you $24.00."
+    )
+    assert _conflicts(plan, answer) == []

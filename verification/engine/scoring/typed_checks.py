@@ -33,11 +33,12 @@ them, so the answer's score moves with them.
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import re
 from collections.abc import Sequence
 
-from ..text.sentences import clause_spans
+from ..text.sentences import clause_spans, sentence_at, split_sentences
 from ..text.words import content_keys, stem
 from ..types import TokenProb
 from .findings import Finding
@@ -193,6 +194,8 @@ def _derived(
     months" is €10), or a time is a stated time plus a stated duration."""
     if value.kind == "time":
         return _time_plus_duration(value, stated)
+    if value.kind == "date":
+        return _date_plus_days(value, stated)
     if value.kind != "quantity" or value.unit is None:
         return False
     if _time_difference(value, stated):
@@ -200,6 +203,8 @@ def _derived(
     target = value.base()
     nums = [c[2].base() for c in stated if _comparable(value, c[2])][:40]
     nums += [v.base() for v in asked if _comparable(value, v)]
+    # one operand per amount: the answer restating a stated $900k is not a second $900k
+    nums = list(dict.fromkeys(nums))
     counts = [float(v.canon[0]) for v in asked if v.kind == "quantity" and 1 < v.canon[0] <= 1000]
     counts += list(_CALENDAR_FACTORS)
 
@@ -214,8 +219,13 @@ def _derived(
         return True
     # a total of three amounts ("$1,476.91 across three payments"); money only, where
     # cents make a chance hit unlikely
+    # three amounts added or taken away ("$1,476.91 across three payments"; a balance of
+    # $1,250.40 less pending $200.00 and $50.40); money only, where cents make a chance
+    # hit unlikely
     return value.unit in MONEY and any(
-        close(sum(trio)) for trio in itertools.combinations(nums[:25], 3)
+        close(a + b + c) or close(abs(a - b - c)) or close(abs(a + b - c))
+        for x, y, z in itertools.combinations(nums[:25], 3)
+        for a, b, c in ((x, y, z), (y, x, z), (z, x, y))
     )
 
 
@@ -233,7 +243,9 @@ def _own_operands(answer: str, value: Value) -> list[Value]:
     party of four"): a worked-out value is often stated beside what it was worked out
     from ("$20 per person, or $80 for your party of four"; "a 50-minute class from 7 pm,
     ending at 7:50"). A wrong operand is checked on its own."""
-    lo, hi = sentence_around(answer, value.start, value.end)
+    # split_sentences, not sentence_around: "$11.99 × 12" must stay one sentence
+    around = sentence_at(split_sentences(answer), value.start, value.end)
+    lo, hi = (around.start, around.end) if around is not None else (0, len(answer))
     sentence = answer[lo:hi]
     own = [
         Value(v.start + lo, v.end + lo, v.kind, v.canon, v.unit)
@@ -245,6 +257,24 @@ def _own_operands(answer: str, value: Value) -> list[Value]:
         if n is not None:
             own.append(Value(lo + m.start(), lo + m.end(), "quantity", (float(n),), None))
     return own
+
+
+def _date_plus_days(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
+    """A date that is a stated date plus a stated number of days or weeks ("net 30 days"
+    from 1 March is 31 March; shipped 26 February, 5 transit days: 2 March)."""
+    month, day, year = value.canon
+    dates = [c[2].canon for c in stated if c[2].kind == "date"][:20]
+    spans = [round(c[2].base() / 86400) for c in stated if c[2].kind == "quantity"
+             and c[2].unit in ("d", "wk")][:20]  # fmt: skip
+    for m, d, y in dates:
+        for n in spans:
+            try:
+                then = datetime.date(y or year or 2001, m, d) + datetime.timedelta(days=n)
+            except (ValueError, OverflowError):
+                continue
+            if (then.month, then.day) == (month, day) and (year is None or then.year == year):
+                return True
+    return False
 
 
 def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
@@ -421,7 +451,7 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
                 )
                 continue
             rival = _rival(word, their_lower)
-            if rival is not None and not _hedged(sentence, m.start()) and word not in used:
+            if rival is not None and not _hedged(sentence, m.start()) and not _uses(used, word):
                 reason = f"different {word_class(word)}: the answer says '{m.group()}' where the context says '{rival}'"
                 out.append(
                     Finding(s + m.start(), s + m.end(), "class", "conflict", (i, cs, ce), reason)
@@ -486,6 +516,13 @@ _HEDGE = re.compile(
 )
 
 
+def _uses(used: set[str], word: str) -> bool:
+    """Whether the context uses `word` or the noun it is made from ("monthly" where the
+    context says "per month", "annually" where it says "annual")."""
+    roots = {word, word.removesuffix("ly"), "day" if word == "daily" else word}
+    return not roots.isdisjoint(used)
+
+
 def _hedged(text: str, start: int) -> bool:
     """Whether the word at `start` is named as a possibility, not stated: "a 10% chance
     of rain" says nothing against "partly cloudy"."""
@@ -512,7 +549,7 @@ def class_findings(context: Sequence[str], answer: str, taken: Sequence[Finding]
     for m in re.finditer(r"[A-Za-z]+", answer):
         word = m.group().lower()
         name = word_class(word)
-        if name is None or not is_loose(name) or word in used or _hedged(answer, m.start()):
+        if name is None or not is_loose(name) or _uses(used, word) or _hedged(answer, m.start()):
             continue
         if any(f.start < m.end() and m.start() < f.end for f in taken):
             continue  # the clause check already judged it
