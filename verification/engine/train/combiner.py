@@ -67,13 +67,14 @@ def customer_rows(cases_dir: Path, name: str) -> list[dict]:
 def training_rows(data_dir: Path, per_source: int = PER_SOURCE) -> list[dict]:
     import random
 
-    rows = []
-    for r in load_rows(data_dir) + source_rows(data_dir):
-        rows.append({"context": r.items(), "query": r.question, "response": r.answer,
-                     "label": r.label, "source": r.source})  # fmt: skip
+    rows: list[dict] = [
+        {"context": r.items(), "query": r.question, "response": r.answer, "label": r.label,
+         "source": r.source}
+        for r in load_rows(data_dir) + source_rows(data_dir)
+    ]  # fmt: skip
     by_source: dict[str, list[dict]] = {}
-    for r in rows:
-        by_source.setdefault(r["source"], []).append(r)
+    for row in rows:
+        by_source.setdefault(row["source"], []).append(row)
     out = []
     for name, items in sorted(by_source.items()):
         if len(items) > per_source:
