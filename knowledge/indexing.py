@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.conf import settings
@@ -24,7 +25,7 @@ from .parsing import ParseError, extract_text, file_format
 from .text_search import config_for, language_of
 
 log = logging.getLogger(__name__)
-BATCH = 64
+BATCH = 64  # passages per encoder call (and per progress update)
 MAX_ATTEMPTS = 3
 
 
@@ -59,6 +60,19 @@ def _fail(doc: Document, message: str) -> None:
     )
 
 
+def embed(texts: list[str], progress: Callable[[int], object]) -> list[bytes]:
+    """Each text's embedding, encoded in batches of similar lengths (shortest first), so a
+    batch pads to little more than its own texts; `progress(done)` after every batch."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out: list[bytes] = [b""] * len(texts)
+    for i in range(0, len(order), BATCH):
+        picked = order[i : i + BATCH]
+        for j, row in zip(picked, encode([texts[j] for j in picked]), strict=True):
+            out[j] = row.tobytes()
+        progress(min(i + BATCH, len(order)))
+    return out
+
+
 def index_document(doc: Document) -> bool:
     """Index a claimed document; False when a newer version or a delete overtook it."""
     fmt = file_format(doc.name, doc.content_type)
@@ -75,15 +89,14 @@ def index_document(doc: Document) -> bool:
     Document.objects.filter(pk=doc.pk, version=doc.version).update(
         text=text, language=language, passages_total=len(chunks), passages_done=0
     )
-    embeddings: list[bytes] = []
-    for i in range(0, len(chunks), BATCH):
-        batch = chunks[i : i + BATCH]
-        embeddings += [row.tobytes() for row in encode([c.text for c in batch])]
-        Document.objects.filter(pk=doc.pk, version=doc.version).update(
-            passages_done=len(embeddings),
+    embeddings = embed(
+        [c.text for c in chunks],
+        lambda done: Document.objects.filter(pk=doc.pk, version=doc.version).update(
+            passages_done=done,
             lease_expires_at=timezone.now() + lease(),
             updated_at=timezone.now(),
-        )
+        ),
+    )
     with transaction.atomic():
         current = (
             Document.objects.select_for_update()

@@ -23,8 +23,9 @@ from .models import Document, DocumentStatus
 log = logging.getLogger(__name__)
 
 TASK_INDEX = "truthlens.index_document"
-#: Indexing embeds passages with the MiniLM encoder: the model-bearing detect workers run it.
-QUEUE_INDEX = "detect"
+#: Indexing has its own queue and workers (`-Q index`): a large upload neither waits behind
+#: verifications nor delays them.
+QUEUE_INDEX = "index"
 STALE_QUEUED = timedelta(seconds=30)
 
 
