@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from tenants.models import Tenant
 
-from .models import Document, DocumentStatus, KnowledgeBase, WebSearchSettings
+from .models import Document, DocumentStatus, DocumentVersion, KnowledgeBase, WebSearchSettings
 from .parsing import file_format
 from .queueing import enqueue_index
 
@@ -84,8 +85,22 @@ def _checked(tenant: Tenant, upload: Upload) -> str:
     return fmt
 
 
+def _new_version(doc: Document, number: int, upload: Upload, **extra) -> DocumentVersion:
+    return DocumentVersion.objects.create(
+        document=doc,
+        tenant_id=doc.tenant_id,
+        number=number,
+        name=upload.name[:255] or doc.name,
+        content_type=upload.content_type[:100],
+        size_bytes=len(upload.raw),
+        sha256=hashlib.sha256(upload.raw).hexdigest(),
+        raw=upload.raw,
+        **extra,
+    )
+
+
 def add_document(kb: KnowledgeBase, upload: Upload) -> Document:
-    """Store the upload and queue it for indexing (after commit)."""
+    """Store the upload as the document's version 1 and queue it for indexing (after commit)."""
     _checked(kb.tenant, upload)
     max_documents, _ = limits(kb.tenant)
     with transaction.atomic():
@@ -101,30 +116,56 @@ def add_document(kb: KnowledgeBase, upload: Upload) -> Document:
             sha256=hashlib.sha256(upload.raw).hexdigest(),
             raw=upload.raw,
         )
+        _new_version(doc, 1, upload)
         enqueue_index(doc.pk)
     return doc
 
 
-def replace_document(doc: Document, upload: Upload) -> Document:
-    """A new version: indexed like an upload; search serves the old one until then."""
-    _checked(doc.tenant, upload)
+def _next_version(doc: Document, upload: Upload, **extra) -> DocumentVersion:
+    """A new version, queued; the document keeps serving the one it serves until it is
+    ready (a document never served yet shows the new upload at once)."""
     with transaction.atomic():
-        doc = Document.objects.select_for_update().get(pk=doc.pk)
-        doc.name = upload.name[:255] or doc.name
-        doc.content_type = upload.content_type[:100]
-        doc.size_bytes = len(upload.raw)
-        doc.sha256 = hashlib.sha256(upload.raw).hexdigest()
-        doc.raw = upload.raw
-        doc.version += 1
-        doc.status = DocumentStatus.QUEUED
-        doc.error = ""
-        doc.attempts = 0
-        doc.passages_done = 0
-        doc.lease_expires_at = None
-        doc.updated_at = timezone.now()
-        doc.save()
-        enqueue_index(doc.pk)
-    return doc
+        locked = Document.objects.select_for_update().get(pk=doc.pk)
+        number = (locked.versions.aggregate(n=Max("number"))["n"] or locked.version) + 1
+        version = _new_version(locked, number, upload, **extra)
+        if locked.indexed_at is None:  # nothing served: the document is this upload now
+            Document.objects.filter(pk=locked.pk).update(
+                name=version.name,
+                content_type=version.content_type,
+                size_bytes=version.size_bytes,
+                sha256=version.sha256,
+                raw=upload.raw,
+                version=number,
+                status=DocumentStatus.QUEUED,
+                error="",
+                attempts=0,
+                passages_done=0,
+                lease_expires_at=None,
+                updated_at=timezone.now(),
+            )
+        enqueue_index(locked.pk)
+    return version
+
+
+def replace_document(doc: Document, upload: Upload) -> DocumentVersion:
+    """A new version (a PUT): indexed like an upload; the old one is searched and
+    downloaded until the new one is ready, and stays if the new one fails."""
+    _checked(doc.tenant, upload)
+    return _next_version(doc, upload)
+
+
+class NoSuchVersion(LookupError):
+    pass
+
+
+def restore_version(doc: Document, number: int) -> DocumentVersion:
+    """Serve an earlier version again: its bytes become a new version, indexed like a
+    replacement (history only grows; the restored one is named in `restored_from`)."""
+    old = DocumentVersion.objects.filter(document=doc, number=number).first()
+    if old is None or not bytes(old.raw):
+        raise NoSuchVersion(f"document has no version {number}")
+    upload = Upload(old.name, old.content_type, bytes(old.raw))
+    return _next_version(doc, upload, restored_from=number)
 
 
 def delete_document(doc: Document) -> None:

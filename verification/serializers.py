@@ -17,8 +17,17 @@ class DocumentLocationSerializer(serializers.Serializer):
     knowledge_base = serializers.CharField()
     document = serializers.CharField()
     document_name = serializers.CharField()
+    version = serializers.IntegerField(
+        required=False, help_text="the document version the evidence was indexed from"
+    )
     start = serializers.IntegerField()
     end = serializers.IntegerField()
+    page = serializers.IntegerField(required=False, help_text="PDF page (1-based) it starts on")
+    headings = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Markdown or HTML heading path above it, outermost first",
+    )
 
 
 class EvidenceSerializer(serializers.Serializer):
@@ -69,6 +78,9 @@ class SpanSerializer(serializers.ModelSerializer):
                     "start": offset + (span.evidence_start or 0),
                     "end": offset + (span.evidence_end or 0),
                 }
+                if "document_version" in ref:
+                    location["document"]["version"] = ref["document_version"]
+                location["document"].update(ref.get("location") or {})
             elif ref.get("kind") == "web":
                 location["url"] = ref["url"]
         return location

@@ -5,14 +5,14 @@ from __future__ import annotations
 from django.conf import settings
 from django.db.models import Count
 from django.http import Http404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import parsers, serializers, status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
-from knowledge.models import Document, KnowledgeBase, WebSearchSettings
+from knowledge.models import Document, DocumentVersion, KnowledgeBase, WebSearchSettings
 from tenants.audit import record
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
@@ -57,9 +57,46 @@ class DocumentSerializer(serializers.ModelSerializer):
         fields = [
             "id", "knowledge_base", "name", "content_type", "size_bytes", "sha256", "version",
             "status", "error", "language", "passages_total", "passages_done", "progress",
-            "created_at", "updated_at", "indexed_at",
+            "replacement", "created_at", "updated_at", "indexed_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+    replacement = serializers.SerializerMethodField()
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "nullable": True,
+            "properties": {
+                "version": {"type": "integer"},
+                "status": {"type": "string"},
+                "error": {"type": "string"},
+                "progress": {"type": "number"},
+                "name": {"type": "string"},
+            },
+        }
+    )
+    def get_replacement(self, doc: Document) -> dict | None:
+        """The newest upload above the served version (queued, indexing, failed or
+        superseded): the served version stays until it is ready; null when none."""
+        if doc.indexed_at is None:
+            return None
+        newer = (
+            DocumentVersion.objects.filter(document=doc, number__gt=doc.version)
+            .only("number", "status", "error", "name", "passages_done", "passages_total")
+            .order_by("-number")
+            .first()
+        )
+        if newer is None:
+            return None
+        total = newer.passages_total
+        return {
+            "version": newer.number,
+            "status": newer.status,
+            "error": newer.error,
+            "progress": round(newer.passages_done / total, 3) if total else 0.0,
+            "name": newer.name,
+        }
 
     def get_knowledge_base(self, doc: Document) -> str:
         return f"kb_{doc.knowledge_base_id.hex}"
@@ -116,10 +153,14 @@ def _accept_upload(request, store, action: str) -> Response:
     data = DocumentUploadSerializer(data=request.data)
     data.is_valid(raise_exception=True)
     try:
-        doc = store(data.upload())
+        stored = store(data.upload())
     except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
         raise _refuse(exc) from exc
-    record(request, action, doc, details={"name": doc.name, "version": doc.version})
+    doc = Document.objects.defer("raw", "text").get(
+        pk=stored.document_id if isinstance(stored, DocumentVersion) else stored.pk
+    )
+    version = stored.number if isinstance(stored, DocumentVersion) else doc.version
+    record(request, action, doc, details={"name": doc.name, "version": version})
     return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
 
 

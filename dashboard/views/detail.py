@@ -79,7 +79,9 @@ def _link_spans(job: VerificationJob, spans: list) -> None:
             url = reverse(
                 "dashboard:knowledge-document", args=[ref["knowledge_base"], ref["document"]]
             )
-            span.source_link = f"{url}?start={start}&end={end}#evidence"
+            version = ref.get("document_version")
+            cited = f"&version={version}" if version else ""
+            span.source_link = f"{url}?start={start}&end={end}{cited}#evidence"
             span.source_name = ref["document_name"]
         elif ref.get("kind") == "web" and str(ref.get("url", "")).startswith(
             ("https://", "http://")

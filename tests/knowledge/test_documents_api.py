@@ -108,7 +108,8 @@ def test_replace_reindexes_and_delete_removes_passages_at_once(client_a):
         f"/v1/knowledge-bases/{kb}/documents/{doc['id']}", {"file": file}, format="multipart"
     )
     assert replaced.status_code == 202
-    assert replaced.json()["version"] == 2
+    assert replaced.json()["version"] == 1  # the served version, until the new one is ready
+    assert replaced.json()["replacement"]["version"] == 2
     assert set(Passage.objects.values_list("pk", flat=True)) == old  # served until re-indexed
     index_all()
     texts = list(Passage.objects.values_list("text", flat=True))
