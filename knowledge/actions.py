@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from tenants.models import Tenant
 
+from . import signatures
 from .models import Document, DocumentStatus, DocumentVersion, KnowledgeBase, WebSearchSettings
 from .parsing import file_format
 from .queueing import enqueue_index
@@ -35,6 +36,24 @@ class DuplicateName(Exception):
 
 class UnsupportedFormat(ValueError):
     pass
+
+
+class WrongSignature(UnsupportedFormat):
+    """The bytes are not the format the upload claims (answered 415, with a hint)."""
+
+
+class DuplicateFile(Exception):
+    """The knowledge base holds a document with the same bytes (`existing`)."""
+
+    def __init__(self, existing: Document):
+        super().__init__(f"this file is already in the knowledge base as {existing.public_id}")
+        self.existing = existing
+
+
+#: What an upload whose bytes a document of the knowledge base already has does:
+#: "existing" answers with that document (the default: an upload retried is not stored
+#: twice), "refuse" answers 409, "allow" stores another copy.
+ON_DUPLICATE = ("existing", "refuse", "allow")
 
 
 @dataclass(frozen=True)
@@ -82,6 +101,10 @@ def _checked(tenant: Tenant, upload: Upload) -> str:
         )
     if not upload.raw:
         raise UnsupportedFormat("the file is empty")
+    try:
+        signatures.check(upload.raw, fmt, upload.content_type or upload.name)
+    except signatures.SignatureMismatch as exc:
+        raise WrongSignature(str(exc)) from exc
     return fmt
 
 
@@ -99,12 +122,21 @@ def _new_version(doc: Document, number: int, upload: Upload, **extra) -> Documen
     )
 
 
-def add_document(kb: KnowledgeBase, upload: Upload) -> Document:
-    """Store the upload as the document's version 1 and queue it for indexing (after commit)."""
+def add_document(kb: KnowledgeBase, upload: Upload, on_duplicate: str = "allow") -> Document:
+    """Store the upload as the document's version 1 and queue it for indexing (after commit).
+
+    With `on_duplicate` "existing" or "refuse", a file whose bytes a document of `kb`
+    already has raises `DuplicateFile` (the caller answers with that document or 409)."""
     _checked(kb.tenant, upload)
     max_documents, _ = limits(kb.tenant)
+    digest = hashlib.sha256(upload.raw).hexdigest()
     with transaction.atomic():
         Tenant.objects.select_for_update().filter(pk=kb.tenant_id).first()
+        if on_duplicate != "allow":
+            same = Document.objects.filter(knowledge_base=kb, sha256=digest).defer("raw", "text")
+            existing = same.order_by("created_at").first()
+            if existing is not None:
+                raise DuplicateFile(existing)
         if Document.objects.filter(tenant_id=kb.tenant_id).count() >= max_documents:
             raise LimitExceeded(f"the plan allows at most {max_documents} documents")
         doc = Document.objects.create(

@@ -78,8 +78,9 @@ def _pdf_text(raw: bytes) -> str:
 
     try:
         reader = PdfReader(io.BytesIO(raw), strict=False)
-        if reader.is_encrypted:
-            raise ParseError("the PDF is encrypted; upload it without a password")
+        # An empty user password opens in any viewer (only editing is restricted): open it.
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise ParseError("the PDF is encrypted with a password; upload it without the password")
         if len(reader.pages) > MAX_PDF_PAGES:
             raise ParseError(f"the PDF has more than {MAX_PDF_PAGES} pages")
         pages = [page.extract_text() or "" for page in reader.pages]

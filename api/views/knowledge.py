@@ -115,6 +115,13 @@ class DocumentUploadSerializer(StrictTypes, serializers.Serializer):
     name = serializers.CharField(required=False, max_length=255)
     content = serializers.CharField(required=False, trim_whitespace=False)
     content_type = serializers.CharField(required=False, max_length=100, default="text/plain")
+    on_duplicate = serializers.ChoiceField(
+        choices=actions.ON_DUPLICATE,
+        required=False,
+        help_text="a file whose bytes (SHA-256) a document of this knowledge base already has: "
+        "`existing` (default) answers 200 with that document, `refuse` answers 409, `allow` "
+        "stores another copy; also a query parameter",
+    )
 
     def validate(self, attrs):
         if attrs.get("file") is None and "content" not in attrs:
@@ -136,11 +143,33 @@ class DocumentUploadSerializer(StrictTypes, serializers.Serializer):
 
 
 def _refuse(exc: Exception):
+    if isinstance(exc, actions.WrongSignature):
+        return UnsupportedMediaType(str(exc))
     if isinstance(exc, actions.LimitExceeded):
         return LimitRefused(str(exc), exc.status)
     if isinstance(exc, actions.DuplicateName):
         return Conflict(str(exc))
     return ValidationError({"file": [str(exc)]})
+
+
+class UnsupportedMediaType(APIException):
+    """The file's bytes are not the format it was sent as (its signature says otherwise)."""
+
+    status_code = status.HTTP_415_UNSUPPORTED_MEDIA_TYPE
+    default_code = "unsupported_media_type"
+    problem_slug = "unsupported-media-type"
+
+
+class DuplicateDocument(Conflict):
+    problem_slug = "duplicate-document"
+
+
+def on_duplicate(request, data: dict) -> str:
+    """The upload's `on_duplicate` (body field, else query parameter, else "existing")."""
+    chosen = data.get("on_duplicate") or request.query_params.get("on_duplicate") or "existing"
+    if chosen not in actions.ON_DUPLICATE:
+        raise ValidationError({"on_duplicate": [f"one of {', '.join(actions.ON_DUPLICATE)}"]})
+    return chosen
 
 
 class _Pages(StrictLimitOffsetPagination):
@@ -153,9 +182,18 @@ def _accept_upload(request, store, action: str) -> Response:
     data = DocumentUploadSerializer(data=request.data)
     data.is_valid(raise_exception=True)
     try:
-        stored = store(data.upload())
+        stored = store(data.upload(), on_duplicate(request, data.validated_data))
     except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
         raise _refuse(exc) from exc
+    except actions.DuplicateFile as exc:
+        if on_duplicate(request, data.validated_data) == "refuse":
+            raise DuplicateDocument(
+                f"{exc}; send on_duplicate=allow to store another copy"
+            ) from exc
+        existing = DocumentSerializer(exc.existing).data
+        return Response(
+            existing, status=status.HTTP_200_OK, headers={"X-Duplicate-Of": existing["id"]}
+        )
     doc = Document.objects.defer("raw", "text").get(
         pk=stored.document_id if isinstance(stored, DocumentVersion) else stored.pk
     )
@@ -242,15 +280,23 @@ class DocumentList(_KnowledgeView):
         request=DocumentUploadSerializer,
         responses={
             202: DocumentSerializer,
+            200: OpenApiResponse(
+                DocumentSerializer,
+                description="on_duplicate=existing: the document that already has these bytes",
+            ),
             400: OpenApiResponse(description="unsupported or empty file"),
             403: OpenApiResponse(description="the plan's document count is reached"),
+            409: OpenApiResponse(description="on_duplicate=refuse: the file is already there"),
             413: OpenApiResponse(description="the document is over the plan's size limit"),
+            415: OpenApiResponse(description="the file's content is not the type it was sent as"),
         },
     )
     def post(self, request, kb_id: str):
         kb = self.get_kb(kb_id)
         return _accept_upload(
-            request, lambda upload: actions.add_document(kb, upload), "document.created"
+            request,
+            lambda upload, dup: actions.add_document(kb, upload, on_duplicate=dup),
+            "document.created",
         )
 
 
@@ -280,7 +326,9 @@ class DocumentDetail(_KnowledgeView):
     def put(self, request, kb_id: str, doc_id: str):
         doc = self.get_doc(kb_id, doc_id)
         return _accept_upload(
-            request, lambda upload: actions.replace_document(doc, upload), "document.replaced"
+            request,
+            lambda upload, dup: actions.replace_document(doc, upload),
+            "document.replaced",
         )
 
     @extend_schema(responses={204: None})

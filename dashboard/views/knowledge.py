@@ -110,9 +110,12 @@ def base(request, scope, kb_id: str):
     if request.method == "POST" and scope.can_edit and form.is_valid():
         f = form.cleaned_data["file"]
         try:
-            doc = actions.add_document(kb, actions.Upload(f.name, f.content_type or "", f.read()))
+            upload = actions.Upload(f.name, f.content_type or "", f.read())
+            doc = actions.add_document(kb, upload, on_duplicate="refuse")
         except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
             form.add_error("file", str(exc))
+        except actions.DuplicateFile as exc:
+            form.add_error("file", f"this file is already here, as “{exc.existing.name}”")
         else:
             record(
                 request,

@@ -91,7 +91,7 @@ def test_bad_uploads_are_refused_with_clear_4xx(client_a, tenant_a):
     assert big.status_code == 413
     assert "allows 100" in big.json()["detail"]
     assert _upload(client_a, kb, "a.txt", b"small", "text/plain").status_code == 202
-    second = _upload(client_a, kb, "b.txt", b"small", "text/plain")
+    second = _upload(client_a, kb, "b.txt", b"other", "text/plain")
     assert second.status_code == 403
     assert "at most 1 documents" in second.json()["detail"]
     duplicate = client_a.post("/v1/knowledge-bases", {"name": "Handbook"}, format="json")
