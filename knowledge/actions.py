@@ -90,8 +90,9 @@ def _checked(tenant: Tenant, upload: Upload) -> str:
     fmt = file_format(upload.name, upload.content_type)
     if fmt is None:
         raise UnsupportedFormat(
-            "unsupported file type: upload plain text, Markdown, HTML or PDF "
-            "(by Content-Type or a .txt, .md, .html or .pdf name)"
+            "unsupported file type: upload plain text, Markdown, HTML, PDF, DOCX, PPTX, CSV, "
+            "JSON or e-mail (by Content-Type or a .txt, .md, .html, .pdf, .docx, .pptx, .csv, "
+            ".json or .eml name)"
         )
     _, max_bytes = limits(tenant)
     if len(upload.raw) > max_bytes:

@@ -23,7 +23,7 @@ from django.utils import timezone
 from .chunking import chunk
 from .encoder import encode
 from .models import Document, DocumentStatus, DocumentVersion, Passage, VersionStatus
-from .parsing import ParseError, extract_text, file_format
+from .parsing import Extracted, ParseError, extract, file_format
 from .text_search import config_for, language_of
 
 log = logging.getLogger(__name__)
@@ -110,16 +110,32 @@ def embed(texts: list[str], progress: Callable[[int], object]) -> list[bytes]:
     return out
 
 
+def _where(extracted: Extracted, start: int, end: int) -> dict:
+    """The passage's location in the file: where it starts, the page (or slide) it ends on
+    when that is another, and under "within" each segment it crosses, as (offset in the
+    passage, location), so evidence inside it can name its own page or heading."""
+    location = extracted.location(start)
+    last = extracted.location(max(start, end - 1))
+    for key in ("page", "slide"):
+        if key in location and last.get(key) != location[key]:
+            location[f"{key}_end"] = last.get(key)
+    within = [[offset - start, loc] for offset, loc in extracted.marks if start < offset < end]
+    if within:
+        location["within"] = [[0, extracted.location(start)], *within]
+    return location
+
+
 def index_version(version: DocumentVersion) -> bool:
     """Index a claimed version; False when a newer version or a delete overtook it."""
     fmt = file_format(version.name, version.content_type)
     try:
         if fmt is None:
             raise ParseError(f"unsupported file type {version.content_type!r}")
-        text = extract_text(bytes(version.raw), fmt)
+        extracted = extract(bytes(version.raw), fmt)
     except ParseError as exc:
         _fail(version, str(exc))
         return True
+    text = extracted.text
     chunks = chunk(text)
     language = language_of(text)
     config = config_for(language)
@@ -163,6 +179,7 @@ def index_version(version: DocumentVersion) -> bool:
                     text=c.text,
                     config=config,
                     embedding=emb,
+                    location=_where(extracted, c.start, c.end),
                 )
                 for n, (c, emb) in enumerate(zip(chunks, embeddings, strict=True))
             ],
