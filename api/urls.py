@@ -11,6 +11,7 @@ from .views.knowledge import (
     KnowledgeBaseList,
     WebSearchView,
 )
+from .views.knowledge_ingest import DocumentBatch
 from .views.knowledge_versions import (
     DocumentFile,
     DocumentVersionDetail,
@@ -34,6 +35,11 @@ urlpatterns = [
     path("knowledge-bases", KnowledgeBaseList.as_view(), name="knowledge-bases"),
     path("knowledge-bases/<str:kb_id>", KnowledgeBaseDetail.as_view(), name="knowledge-base"),
     path("knowledge-bases/<str:kb_id>/documents", DocumentList.as_view(), name="kb-documents"),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/batch",
+        DocumentBatch.as_view(),
+        name="kb-documents-batch",
+    ),
     path(
         "knowledge-bases/<str:kb_id>/documents/<str:doc_id>",
         DocumentDetail.as_view(),

@@ -14,6 +14,7 @@ from django.utils import timezone
 from tenants.models import Tenant
 
 from . import signatures
+from .fetching import FetchError, checked, name_of
 from .models import Document, DocumentStatus, DocumentVersion, KnowledgeBase, WebSearchSettings
 from .parsing import file_format
 from .queueing import enqueue_index
@@ -152,6 +153,37 @@ def add_document(kb: KnowledgeBase, upload: Upload, on_duplicate: str = "allow")
         _new_version(doc, 1, upload)
         enqueue_index(doc.pk)
     return doc
+
+
+def add_from_url(kb: KnowledgeBase, url: str, name: str = "") -> Document:
+    """A document the index worker fetches from `url` (checked against internal addresses
+    now, and again when it is fetched); its type is the one the server answers with."""
+    try:
+        checked(url)
+    except FetchError as exc:
+        raise UnsupportedFormat(str(exc)) from exc
+    name = (name or name_of(url))[:255]
+    max_documents, _ = limits(kb.tenant)
+    with transaction.atomic():
+        Tenant.objects.select_for_update().filter(pk=kb.tenant_id).first()
+        if Document.objects.filter(tenant_id=kb.tenant_id).count() >= max_documents:
+            raise LimitExceeded(f"the plan allows at most {max_documents} documents")
+        doc = Document.objects.create(
+            tenant_id=kb.tenant_id,
+            knowledge_base=kb,
+            name=name,
+            content_type="",
+            size_bytes=0,
+            sha256="",
+            raw=b"",
+            source_url=url,
+        )
+        _new_version(doc, 1, Upload(name, "", b""), source_url=url)
+        enqueue_index(doc.pk)
+    return doc
+
+
+MAX_BATCH = 50
 
 
 def _next_version(doc: Document, upload: Upload, **extra) -> DocumentVersion:

@@ -11,6 +11,7 @@ batch.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import uuid
 from collections.abc import Callable
@@ -20,8 +21,10 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from . import events, signatures
 from .chunking import chunk
 from .encoder import encode
+from .fetching import FetchError, fetch
 from .models import Document, DocumentStatus, DocumentVersion, Passage, VersionStatus
 from .parsing import Extracted, ParseError, extract, file_format
 from .text_search import config_for, language_of
@@ -95,6 +98,7 @@ def _fail(version: DocumentVersion, message: str) -> None:
                 lease_expires_at=None,
                 updated_at=now,
             )
+            events.document_event(version.document_id, version.pk, events.FAILED)
 
 
 def embed(texts: list[str], progress: Callable[[int], object]) -> list[bytes]:
@@ -108,6 +112,34 @@ def embed(texts: list[str], progress: Callable[[int], object]) -> list[bytes]:
             out[j] = row.tobytes()
         progress(min(i + BATCH, len(order)))
     return out
+
+
+def _fetched(version: DocumentVersion) -> DocumentVersion:
+    """Fetch a URL version's file (through the address guard) and store it on the version,
+    checked as an upload is: a known type, within the plan's size, its signature."""
+    from .actions import limits  # the plan's size limit
+
+    _, max_bytes = limits(version.document.tenant)
+    got = fetch(version.source_url, max_bytes)
+    content_type = got.content_type or version.content_type
+    fmt = file_format(version.name, content_type)
+    if fmt is None:
+        raise ParseError(f"the URL answered an unsupported type {content_type!r}")
+    try:
+        signatures.check(got.raw, fmt, content_type)
+    except signatures.SignatureMismatch as exc:
+        raise ParseError(str(exc)) from exc
+    fields = {
+        "raw": got.raw,
+        "content_type": content_type[:100],
+        "size_bytes": len(got.raw),
+        "sha256": hashlib.sha256(got.raw).hexdigest(),
+    }
+    DocumentVersion.objects.filter(pk=version.pk).update(**fields)
+    _mirror(version, **fields)
+    for name, value in fields.items():
+        setattr(version, name, value)
+    return version
 
 
 def _where(extracted: Extracted, start: int, end: int) -> dict:
@@ -127,6 +159,12 @@ def _where(extracted: Extracted, start: int, end: int) -> dict:
 
 def index_version(version: DocumentVersion) -> bool:
     """Index a claimed version; False when a newer version or a delete overtook it."""
+    if version.source_url and not bytes(version.raw):
+        try:
+            version = _fetched(version)
+        except (FetchError, ParseError) as exc:
+            _fail(version, str(exc))
+            return True
     fmt = file_format(version.name, version.content_type)
     try:
         if fmt is None:
@@ -201,6 +239,7 @@ def index_version(version: DocumentVersion) -> bool:
             updated_at=now,
         )
         Document.objects.filter(pk=doc.pk).update(
+            source_url=version.source_url,
             name=version.name,
             content_type=version.content_type,
             size_bytes=version.size_bytes,
@@ -218,6 +257,7 @@ def index_version(version: DocumentVersion) -> bool:
             indexed_at=now,
             updated_at=now,
         )
+        events.document_event(doc.pk, version.pk, events.READY)
     log.info(
         "indexed document %s version %s: %s passages (%s)",
         doc.pk,

@@ -51,6 +51,8 @@ class Document(models.Model):
     sha256 = models.CharField(max_length=64)
     # The uploaded file, kept until it is indexed again (a replace, a retry).
     raw = models.BinaryField()
+    #: where the index worker fetched the file from (ingestion from a URL); empty for uploads
+    source_url = models.URLField(max_length=2000, blank=True, default="")
     #: Bumped by every replace; passages of older versions are swapped out when it is indexed.
     version = models.PositiveIntegerField(default=1)
     status = models.CharField(
@@ -104,6 +106,8 @@ class DocumentVersion(models.Model):
     size_bytes = models.PositiveIntegerField()
     sha256 = models.CharField(max_length=64)
     raw = models.BinaryField()
+    #: fetched by the index worker from here (empty `raw` until then); empty for uploads
+    source_url = models.URLField(max_length=2000, blank=True, default="")
     status = models.CharField(
         max_length=16, choices=VersionStatus.choices, default=VersionStatus.QUEUED
     )

@@ -55,7 +55,8 @@ class DocumentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Document
         fields = [
-            "id", "knowledge_base", "name", "content_type", "size_bytes", "sha256", "version",
+            "id", "knowledge_base", "name", "source_url", "content_type", "size_bytes", "sha256",
+            "version",
             "status", "error", "language", "passages_total", "passages_done", "progress",
             "replacement", "created_at", "updated_at", "indexed_at",
         ]  # fmt: skip
@@ -109,9 +110,16 @@ class DocumentSerializer(serializers.ModelSerializer):
 
 
 class DocumentUploadSerializer(StrictTypes, serializers.Serializer):
-    """Multipart `file` (its name and type), or JSON `name` + `content` (text formats)."""
+    """Multipart `file` (its name and type), JSON `name` + `content` (text formats), or
+    `url` (fetched by the index worker; a document upload only, not a replacement)."""
 
     file = serializers.FileField(required=False)
+    url = serializers.URLField(
+        required=False,
+        max_length=2000,
+        help_text="fetch the document from this http(s) URL (checked against internal "
+        "addresses when saved and when fetched; redirects are not followed)",
+    )
     name = serializers.CharField(required=False, max_length=255)
     content = serializers.CharField(required=False, trim_whitespace=False)
     content_type = serializers.CharField(required=False, max_length=100, default="text/plain")
@@ -124,6 +132,10 @@ class DocumentUploadSerializer(StrictTypes, serializers.Serializer):
     )
 
     def validate(self, attrs):
+        if attrs.get("url"):
+            if attrs.get("file") is not None or "content" in attrs:
+                raise ValidationError({"url": "send a url, or a file, or content: one of them."})
+            return attrs
         if attrs.get("file") is None and "content" not in attrs:
             raise ValidationError({"file": "upload a file, or send name and content."})
         if attrs.get("file") is None and not attrs.get("name"):
@@ -181,6 +193,8 @@ def _accept_upload(request, store, action: str) -> Response:
     """Validate the upload, `store(upload)` it (an action), answer 202 or a clear 4xx."""
     data = DocumentUploadSerializer(data=request.data)
     data.is_valid(raise_exception=True)
+    if data.validated_data.get("url"):
+        raise ValidationError({"url": ["a replacement is uploaded (file or content), not a url"]})
     try:
         stored = store(data.upload(), on_duplicate(request, data.validated_data))
     except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
@@ -199,6 +213,27 @@ def _accept_upload(request, store, action: str) -> Response:
     )
     version = stored.number if isinstance(stored, DocumentVersion) else doc.version
     record(request, action, doc, details={"name": doc.name, "version": version})
+    return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
+
+
+def _accept_url(request, kb: KnowledgeBase) -> Response:
+    """A document to fetch from a URL: 202 once the URL passed the address guard."""
+    data = DocumentUploadSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    try:
+        doc = actions.add_from_url(
+            kb, data.validated_data["url"], data.validated_data.get("name", "")
+        )
+    except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
+        if isinstance(exc, actions.UnsupportedFormat):
+            raise ValidationError({"url": [str(exc)]}) from exc
+        raise _refuse(exc) from exc
+    record(
+        request,
+        "document.created",
+        doc,
+        details={"name": doc.name, "version": 1, "source_url": doc.source_url},
+    )
     return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -293,6 +328,8 @@ class DocumentList(_KnowledgeView):
     )
     def post(self, request, kb_id: str):
         kb = self.get_kb(kb_id)
+        if request.data.get("url"):
+            return _accept_url(request, kb)
         return _accept_upload(
             request,
             lambda upload, dup: actions.add_document(kb, upload, on_duplicate=dup),
