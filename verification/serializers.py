@@ -42,7 +42,7 @@ class EvidenceSerializer(serializers.Serializer):
     url = serializers.CharField(required=False)
 
 
-def _where(passage_location: dict, offset: int) -> dict:
+def evidence_place(passage_location: dict, offset: int) -> dict:
     """The location (page, slide, heading path …) of `offset` in a passage (`Passage.location`)."""
     within = passage_location.get("within")
     if not within:
@@ -96,7 +96,7 @@ class SpanSerializer(serializers.ModelSerializer):
                 if "document_version" in ref:
                     location["document"]["version"] = ref["document_version"]
                 location["document"].update(
-                    _where(ref.get("location") or {}, span.evidence_start or 0)
+                    evidence_place(ref.get("location") or {}, span.evidence_start or 0)
                 )
             elif ref.get("kind") == "web":
                 location["url"] = ref["url"]

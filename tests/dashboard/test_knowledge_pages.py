@@ -140,3 +140,26 @@ def test_the_base_page_lists_versions_and_restores_one(client, owner_a, client_a
     assert "version 1" in shown.content.decode()
     current = client.get(f"/dashboard/knowledge/{kb}/documents/{doc.json()['id']}/")
     assert "Nothing to see." in current.content.decode()
+
+
+def test_a_span_names_the_pdf_page_of_its_evidence(client, owner_a, client_a, tenant_a):
+    from tests.knowledge.test_formats import _pdf
+
+    kb = KnowledgeBase.objects.create(tenant=tenant_a.tenant, name="Guide")
+    raw = _pdf("The museum opens at nine.", "The Eiffel Tower was built from 1887 to 1889.")
+    client_a.post(
+        f"/v1/knowledge-bases/{kb.public_id}/documents",
+        {"file": SimpleUploadedFile("guide.pdf", raw, content_type="application/pdf")},
+        format="multipart",
+    )
+    index_all()
+    job, _ = create_verification(
+        tenant_a.tenant,
+        NewVerification(
+            context=[], response="The Eiffel Tower was built in 1950.", knowledge_base_id=kb.pk
+        ),
+    )
+    process_jobs([claim(job.pk)])
+    client.force_login(owner_a)
+    body = client.get(f"/dashboard/verifications/{job.public_id}/").content.decode()
+    assert "guide.pdf, page 2</a>" in body
