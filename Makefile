@@ -5,7 +5,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots walkthrough-screenshots deploy-check render-chart test-faults test-security deploy-smoke deploy-images deploy-chart-check bench-load bench-throughput bench-speed
+.PHONY: install run test lint fmt migrate worker indexer web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots walkthrough-screenshots deploy-check render-chart test-faults test-security deploy-smoke deploy-images deploy-chart-check bench-load bench-throughput bench-speed
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -46,6 +46,9 @@ web: install
 
 worker: install
 	$(VENV)/bin/celery -A workers worker -Q detect_interactive,detect,mitigate_interactive,mitigate,webhooks,maintenance -l INFO
+
+indexer: install
+	$(VENV)/bin/celery -A workers worker -Q index -c 1 -n index@%h -l INFO
 
 train: install
 	$(PY) -m verification.engine.train

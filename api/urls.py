@@ -11,6 +11,14 @@ from .views.knowledge import (
     KnowledgeBaseList,
     WebSearchView,
 )
+from .views.knowledge_ingest import DocumentBatch
+from .views.knowledge_versions import (
+    DocumentFile,
+    DocumentVersionDetail,
+    DocumentVersionFile,
+    DocumentVersionList,
+    DocumentVersionRestore,
+)
 from .views.llm_providers import LLMProviderDetail, LLMProviderList, LLMProviderTest, LLMRoles
 from .views.usage import UsageView
 from .views.verifications import VerificationDetail, VerificationFeedback, VerificationListCreate
@@ -28,9 +36,39 @@ urlpatterns = [
     path("knowledge-bases/<str:kb_id>", KnowledgeBaseDetail.as_view(), name="knowledge-base"),
     path("knowledge-bases/<str:kb_id>/documents", DocumentList.as_view(), name="kb-documents"),
     path(
+        "knowledge-bases/<str:kb_id>/documents/batch",
+        DocumentBatch.as_view(),
+        name="kb-documents-batch",
+    ),
+    path(
         "knowledge-bases/<str:kb_id>/documents/<str:doc_id>",
         DocumentDetail.as_view(),
         name="kb-document",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/file",
+        DocumentFile.as_view(),
+        name="kb-document-file",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/versions",
+        DocumentVersionList.as_view(),
+        name="kb-document-versions",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/versions/<int:number>",
+        DocumentVersionDetail.as_view(),
+        name="kb-document-version",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/versions/<int:number>/file",
+        DocumentVersionFile.as_view(),
+        name="kb-document-version-file",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/versions/<int:number>/restore",
+        DocumentVersionRestore.as_view(),
+        name="kb-document-version-restore",
     ),
     path("web-search", WebSearchView.as_view(), name="web-search"),
     path("llm-providers", LLMProviderList.as_view(), name="llm-providers"),

@@ -66,6 +66,11 @@ urlpatterns = [
         name="knowledge-document",
     ),
     path(
+        "knowledge/<str:kb_id>/documents/<str:doc_id>/versions/<int:number>/restore/",
+        knowledge.restore_version,
+        name="knowledge-version-restore",
+    ),
+    path(
         "knowledge/<str:kb_id>/documents/<str:doc_id>/delete/",
         knowledge.delete_document,
         name="knowledge-document-delete",

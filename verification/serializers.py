@@ -17,8 +17,20 @@ class DocumentLocationSerializer(serializers.Serializer):
     knowledge_base = serializers.CharField()
     document = serializers.CharField()
     document_name = serializers.CharField()
+    version = serializers.IntegerField(
+        required=False, help_text="the document version the evidence was indexed from"
+    )
     start = serializers.IntegerField()
     end = serializers.IntegerField()
+    page = serializers.IntegerField(required=False, help_text="PDF page (1-based) of the evidence")
+    slide = serializers.IntegerField(required=False, help_text="PPTX slide (1-based)")
+    row = serializers.IntegerField(required=False, help_text="CSV row (1-based, the header is 1)")
+    json_path = serializers.CharField(required=False, help_text="JSON top-level key or item")
+    headings = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Markdown or HTML heading path above it, outermost first",
+    )
 
 
 class EvidenceSerializer(serializers.Serializer):
@@ -28,6 +40,18 @@ class EvidenceSerializer(serializers.Serializer):
     text = serializers.CharField()
     document = DocumentLocationSerializer(required=False)
     url = serializers.CharField(required=False)
+
+
+def evidence_place(passage_location: dict, offset: int) -> dict:
+    """The location (page, slide, heading path …) of `offset` in a passage (`Passage.location`)."""
+    within = passage_location.get("within")
+    if not within:
+        return {k: v for k, v in passage_location.items() if not k.endswith("_end")}
+    found: dict = {}
+    for start, loc in within:
+        if start <= offset:
+            found = loc
+    return dict(found)
 
 
 class SpanSerializer(serializers.ModelSerializer):
@@ -69,6 +93,11 @@ class SpanSerializer(serializers.ModelSerializer):
                     "start": offset + (span.evidence_start or 0),
                     "end": offset + (span.evidence_end or 0),
                 }
+                if "document_version" in ref:
+                    location["document"]["version"] = ref["document_version"]
+                location["document"].update(
+                    evidence_place(ref.get("location") or {}, span.evidence_start or 0)
+                )
             elif ref.get("kind") == "web":
                 location["url"] = ref["url"]
         return location

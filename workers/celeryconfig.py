@@ -53,6 +53,9 @@ CELERY_TASK_QUEUES = (
     Queue("mitigate"),
     Queue("webhooks"),
     Queue("maintenance"),
+    # Knowledge-base indexing: its own workers, so a large upload neither waits behind
+    # verifications nor holds a detect process while they wait.
+    Queue("index"),
 )
 CELERY_TASK_DEFAULT_QUEUE = "maintenance"
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 600, minimum=1)

@@ -8,7 +8,7 @@ from django.urls import reverse
 from dashboard import urls as dashboard_urls
 from dashboard.models import PolicyChange
 from dashboard.policy_actions import save_policy
-from knowledge.models import Document, KnowledgeBase
+from knowledge.models import Document, DocumentVersion, KnowledgeBase
 from tenants.models import ApiKey, Invitation, Membership
 from tenants.provider_actions import save_provider
 from verification.engine.policy import PolicyDocument
@@ -25,6 +25,10 @@ def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
     kb = KnowledgeBase.objects.create(tenant=tenant_a.tenant, name="A's base")
     doc = Document.objects.create(
         tenant=tenant_a.tenant, knowledge_base=kb, name="a.txt", content_type="text/plain",
+        size_bytes=1, sha256="", raw=b"x", text="x", status="ready",
+    )  # fmt: skip
+    DocumentVersion.objects.create(
+        document=doc, tenant=tenant_a.tenant, number=1, name="a.txt", content_type="text/plain",
         size_bytes=1, sha256="", raw=b"x", text="x", status="ready",
     )  # fmt: skip
     user = member(tenant_a.tenant, "member-of-a", Membership.VIEWER)
@@ -59,6 +63,10 @@ OBJECT_URLS = {
     ),
     "knowledge-document-delete": (
         lambda o: {"kb_id": o["kb"].public_id, "doc_id": o["doc"].public_id},
+        ("post",),
+    ),
+    "knowledge-version-restore": (
+        lambda o: {"kb_id": o["kb"].public_id, "doc_id": o["doc"].public_id, "number": 1},
         ("post",),
     ),
     "member-role": (lambda o: {"pk": o["membership"].pk}, ("post",)),

@@ -13,7 +13,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from dashboard.policy_actions import save_policy
-from knowledge.models import Document, KnowledgeBase
+from knowledge.models import Document, DocumentVersion, KnowledgeBase
 from tenants.invitations import Invitation
 from tenants.llm_providers import LLMProvider
 from tenants.models import ApiKey, Membership, Policy, WebhookEndpoint
@@ -68,6 +68,10 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
         tenant=tenant_a.tenant, knowledge_base=kb, name="a.txt", content_type="text/plain",
         size_bytes=1, sha256="", raw=b"x",
     )  # fmt: skip
+    DocumentVersion.objects.create(
+        document=doc, tenant=tenant_a.tenant, number=1, name="a.txt", content_type="text/plain",
+        size_bytes=1, sha256="", raw=b"x",
+    )  # fmt: skip
     owner = get_user_model().objects.create_user("alice", "alice@example.com", "pw-alice-123!")
     membership = Membership.objects.create(user=owner, tenant=tenant_a.tenant, role="admin")
     invitation, token = Invitation.issue(tenant_a.tenant, "carol@example.com", "viewer", owner)
@@ -84,6 +88,7 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
         "provider": str(provider.pk),
         "kb_id": kb.public_id,
         "doc_id": doc.public_id,
+        "number": "1",  # a document version (knowledge.DocumentVersion) of A's document
         "public_id": job_id,
         "pk": str(endpoint.pk),
         "id": str(endpoint.pk),
