@@ -10,11 +10,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from quality import datasets as actions
-from quality.models import Dataset
+from quality.models import Dataset, Evaluation
 from quality.rows import InvalidUpload, to_jsonl
 from tenants.audit import record
 
 from ..scoping import tenant_view
+from .evaluations import EvaluateForm, _versions
 
 NAME_HELP = "letters, digits, dot, dash, underscore"
 
@@ -83,8 +84,7 @@ def datasets(request, scope):
 @tenant_view
 def dataset(request, scope, dataset_id: str):
     found = _dataset(scope, dataset_id)
-    from quality.models import Evaluation
-
+    versions = _versions(scope)
     return render(
         request,
         "dashboard/dataset.html",
@@ -93,6 +93,9 @@ def dataset(request, scope, dataset_id: str):
             "dataset": found,
             "rows": found.rows.all()[:50],
             "evaluations": scope.filter(Evaluation.objects.filter(dataset=found)),
+            "evaluate_form": EvaluateForm(
+                versions, initial={"policy": str(versions[0]) if versions else "0"}
+            ),
         },
     )
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import get_args
 
+from .calibration import calibrated
 from .detectors.base import Detector
 from .explain.labels import explain_spans
 from .query_types import QueryTypeClassifier, default_classifier
@@ -63,6 +64,8 @@ class DetectionConfig:
     #: None: no band. `on_uncertain`: such an answer passes ("pass") or is flagged ("flag").
     uncertain_band: tuple[float, float] | None = None
     on_uncertain: str = "pass"
+    #: a tenant's fitted monotone calibration of the score, as (x knots, y knots); None: raw
+    calibration: tuple[tuple[float, ...], tuple[float, ...]] | None = None
 
     def __post_init__(self) -> None:
         for name in ("threshold", "token_threshold", "min_span_confidence", "citation_weight"):
@@ -302,6 +305,8 @@ def _score(
     if citations.applicable and config.citation_weight > 0:
         # Citations are an independent signal: combine as a Noisy-OR term.
         score = 1.0 - (1.0 - model_score) * (1.0 - config.citation_weight * citations.risk)
+    if config.calibration is not None:
+        score = calibrated(score, *config.calibration)
     detected = score >= config.threshold
     verdict = _verdict(score, detected, spans, config)
     if verdict == "uncertain":
