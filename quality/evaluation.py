@@ -68,6 +68,12 @@ def _row_result(row, result, ms: float) -> dict:
         "position": row.position,
         "label": row.label,
         "score": result.score if result.score is not None else 0.0,
+        # before the policy's calibration: what a new calibration is fitted on
+        "raw": (
+            result.uncalibrated_score
+            if result.uncalibrated_score is not None
+            else (result.score or 0.0)
+        ),
         "detected": int(bool(result.detected)),
         "verdict": result.verdict or result.status,
         "spans": spans,
@@ -168,6 +174,6 @@ def _report(evaluation, document: PolicyDocument, rows, results: list[dict]) -> 
             for r in wrong[:WORST]
         ],  # fmt: skip
         "rows": [
-            {"position": r["position"], "score": r["score"], "label": r["label"]} for r in results
+            {k: r[k] for k in ("position", "score", "raw", "label", "detected")} for r in results
         ],
     }

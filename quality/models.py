@@ -137,7 +137,7 @@ class Evaluation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="evaluations")
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="evaluations")
-    #: the policy version evaluated; None for an unsaved draft
+    #: the policy version evaluated (0: the defaults, no policy saved); None for a draft
     policy_version = models.PositiveIntegerField(null=True, blank=True)
     policy_document = models.JSONField(default=dict)
     status = models.CharField(max_length=16, choices=STATUSES, default=QUEUED)
@@ -163,7 +163,9 @@ class Evaluation(models.Model):
 
     @property
     def label(self) -> str:
-        return f"v{self.policy_version}" if self.policy_version else "draft"
+        if self.policy_version is None:
+            return "draft"
+        return f"v{self.policy_version}" if self.policy_version else "defaults"
 
     @property
     def progress(self) -> float:

@@ -51,7 +51,7 @@ def _document(scope, choice: str, draft: str) -> tuple[PolicyDocument, int | Non
         return load_yaml(draft, available_to(scope.tenant)), None
     version = int(choice)
     if version == current_version(scope.tenant):
-        return current_document(scope.tenant), version or None
+        return current_document(scope.tenant), version
     change = scope.get_or_404(PolicyChange.objects, version=version)
     return PolicyDocument.model_validate(change.after or {}), version
 

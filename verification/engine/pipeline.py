@@ -305,6 +305,7 @@ def _score(
     if citations.applicable and config.citation_weight > 0:
         # Citations are an independent signal: combine as a Noisy-OR term.
         score = 1.0 - (1.0 - model_score) * (1.0 - config.citation_weight * citations.risk)
+    uncalibrated = score
     if config.calibration is not None:
         score = calibrated(score, *config.calibration)
     detected = score >= config.threshold
@@ -316,6 +317,7 @@ def _score(
         status="verified",
         score=round(score, 6),
         model_score=round(model_score, 6),
+        uncalibrated_score=round(uncalibrated, 6),
         detected=detected,
         verdict=verdict,
         risk_level=risk_level(score),
