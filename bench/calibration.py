@@ -40,9 +40,9 @@ CACHE = ROOT / "bench" / "results" / "calibration_scores.json"
 DATA = Path(os.environ.get("TRUTHLENS_DATA_DIR", ROOT.parent / "shared" / "data"))
 CUSTOMER_SETS = ("", "_g", "_h", "_k", "_m", "_p", "_q", "_r")  # _n is held out
 OTHER_DOMAINS = {  # tenant -> (file, rows)
-    "lfqa": ("lfqa_verification/test.jsonl", 200),
     "begin_wow": ("begin/test_wow_only.jsonl", 300),
-    "faithbench": ("faithbench/test.jsonl", 200),
+    "lfqa": ("lfqa_verification/test.jsonl", 150),
+    "faithbench": ("faithbench/test.jsonl", 150),
 }
 LABELLED = 100
 

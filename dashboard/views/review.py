@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from quality import labels as label_actions
+from quality.drift import check_drift
 from quality.labels import reviewer_agreement
 from quality.models import OUTCOMES, Label, ReviewItem
 from quality.queue import counts, queue_for, settings_for
@@ -161,6 +162,7 @@ def save(request, scope, public_id: str):
         details={"outcome": label.outcome, "spans": len(label.spans)},
     )
     messages.success(request, f"Labelled {label.outcome}.")
+    check_drift(scope.tenant)  # a label can complete the week that shows a drop
     following = queue_for(scope.tenant, request.user).first()
     if following is None:
         return redirect(reverse("dashboard:review"))

@@ -13,3 +13,12 @@ from verification.tenant_config import service_detector
 @shared_task(name=TASK, queue=QUEUE)
 def evaluate_dataset(evaluation_id: str) -> str | None:
     return run_evaluation(evaluation_id, service_detector())
+
+
+@shared_task(name="truthlens.check_drift", queue="maintenance", ignore_result=True)
+def check_drift_all() -> int:
+    """Every active tenant's drift check (beat, daily); how many alerts went out."""
+    from quality.drift import check_drift
+    from tenants.models import Tenant
+
+    return sum(len(check_drift(t)) > 0 for t in Tenant.objects.filter(is_active=True))
