@@ -19,6 +19,8 @@ from verification.engine.detectors.registry import load_detector
 from verification.engine.policy import PolicyDocument
 from verification.models import UsageRecord
 
+from tests.dashboard.conftest import add_usage, make_job
+
 from .test_review_queue import signed_in
 
 pytestmark = pytest.mark.django_db
@@ -82,6 +84,9 @@ def test_a_run_reports_figures_against_the_labels_and_bills_its_own_line(
     assert report.price_usd == evaluation.price_usd
     line = next(x for x in report_as_csv(report).splitlines() if ",evaluation," in x)
     assert "dataset runs" in line
+    add_usage(make_job(tenant_a.tenant))  # the page's table shows once something is billed
+    page = signed_in(owner_a).get("/dashboard/billing/").content.decode()
+    assert 'id="evaluation-line"' in page
 
 
 def test_the_report_page_draws_charts_and_lists_worst_disagreements(
