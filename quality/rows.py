@@ -119,6 +119,10 @@ def check_row(raw, number: int) -> tuple[Row | None, list[RowError]]:
     if label is None:
         problems.setdefault("label", []).append("must be 0/1, true/false or correct/hallucinated")
     spans = _spans(get("spans"), response, problems.setdefault("spans", []))
+    # Postgres text cannot hold NUL: say so here rather than fail at the insert
+    for name, text in (("context", "".join(context)), ("query", query), ("response", response)):
+        if "\x00" in text:
+            problems.setdefault(name, []).append("must not contain NUL characters")
     if label == 0 and spans:
         problems["spans"].append("a correct answer has no hallucinated spans")
     errors = [RowError(number, f, m) for f, ms in problems.items() for m in ms]

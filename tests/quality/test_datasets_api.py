@@ -74,6 +74,7 @@ def test_a_bad_row_refuses_the_whole_upload_and_names_each_problem(client_a):
         {"context": ["c"], "response": "short", "label": 1, "spans": [{"start": 2, "end": 99}]},
         {"context": ["c"], "response": "fine", "label": 0, "spans": [{"start": 0, "end": 2}]},
     ]
+    bad.append({"context": ["c"], "response": "nul \u0000 here", "label": 0})
     text = jsonl(bad) + "{not json\n"
     answer = upload(client_a, "broken", text)
     assert answer.status_code == 400
@@ -83,7 +84,8 @@ def test_a_bad_row_refuses_the_whole_upload_and_names_each_problem(client_a):
     assert any(f == "rows.3.label" for f, _ in fields)
     assert any(f == "rows.4.spans" and "after the response" in m for f, m in fields)
     assert any(f == "rows.5.spans" and "correct answer" in m for f, m in fields)
-    assert ("rows.6.row", "is not valid JSON") in fields
+    assert ("rows.6.response", "must not contain NUL characters") in fields
+    assert ("rows.7.row", "is not valid JSON") in fields
     assert not Dataset.objects.exists()
     assert not DatasetRow.objects.exists()
 
