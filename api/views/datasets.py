@@ -141,13 +141,14 @@ class DatasetDetail(_DatasetView):
 
 
 class JSONLinesRenderer(renderers.BaseRenderer):
-    """Lets `Accept: application/x-ndjson` through negotiation; the view writes the body."""
+    """Lets `Accept: application/x-ndjson` through negotiation; the view writes the JSONL."""
 
     media_type = "application/x-ndjson"
     format = "jsonl"
 
     def render(self, data, accepted_media_type=None, renderer_context=None):
-        return data
+        # only errors come through here (a problem+json body): render them as JSON
+        return renderers.JSONRenderer().render(data, accepted_media_type, renderer_context)
 
 
 class DatasetDownload(_DatasetView):
