@@ -196,6 +196,7 @@ class WebhookEndpointSerializer(StrictTypes, serializers.ModelSerializer):
             "verification.failed",
             "document.ready",
             "document.failed",
+            "quality.drift",
         }
         if not isinstance(value, list) or any(v not in allowed for v in value):
             raise serializers.ValidationError(f"events must be a list from {sorted(allowed)}.")

@@ -3,6 +3,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from .views.anthropic import Messages
 from .views.billing import BillingReportView
+from .views.datasets import DatasetDetail, DatasetDownload, DatasetList
 from .views.gateway import ChatCompletions
 from .views.knowledge import (
     DocumentDetail,
@@ -70,6 +71,9 @@ urlpatterns = [
         DocumentVersionRestore.as_view(),
         name="kb-document-version-restore",
     ),
+    path("datasets", DatasetList.as_view(), name="datasets"),
+    path("datasets/<str:dataset_id>", DatasetDetail.as_view(), name="dataset"),
+    path("datasets/<str:dataset_id>/download", DatasetDownload.as_view(), name="dataset-download"),
     path("web-search", WebSearchView.as_view(), name="web-search"),
     path("llm-providers", LLMProviderList.as_view(), name="llm-providers"),
     path("llm-providers/<int:pk>", LLMProviderDetail.as_view(), name="llm-provider"),

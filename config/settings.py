@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "verification",
     "api",
     "dashboard",
+    "quality",
     "django_otp",
     "django_otp.plugins.otp_totp",
     "axes",  # after the apps whose sign-in it guards

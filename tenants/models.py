@@ -59,6 +59,9 @@ class Plan(models.Model):
     kb_max_document_bytes = models.PositiveIntegerField(
         default=10 * 1024 * 1024, help_text="bytes per uploaded document"
     )
+    # Labelled datasets (quality app): how many, and how many rows each.
+    max_datasets = models.PositiveIntegerField(default=50, help_text="dataset versions per tenant")
+    max_dataset_rows = models.PositiveIntegerField(default=5000, help_text="rows per dataset")
     search_price_markup = models.DecimalField(
         max_digits=6,
         decimal_places=3,
@@ -147,7 +150,9 @@ class ApiKey(models.Model):
 
 class Membership(models.Model):
     OWNER, ADMIN, VIEWER = "owner", "admin", "viewer"
-    ROLES = [(OWNER, "owner"), (ADMIN, "admin"), (VIEWER, "viewer")]
+    # Reads like a viewer, and labels answers in the review queue (quality app).
+    REVIEWER = "reviewer"
+    ROLES = [(OWNER, "owner"), (ADMIN, "admin"), (REVIEWER, "reviewer"), (VIEWER, "viewer")]
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"

@@ -127,6 +127,11 @@ class VerificationSerializer(serializers.ModelSerializer):
         "`warning` holds only the policy's text for the end user",
     )
     metadata = serializers.JSONField()
+    score_calibration = serializers.SerializerMethodField(
+        help_text="whether `score` went through a calibration fitted from your labels, "
+        'and from which dataset version: {"calibrated": true, "method": "isotonic", '
+        '"dataset": "support", "dataset_version": 3}'
+    )
 
     class Meta:
         model = VerificationJob
@@ -141,6 +146,7 @@ class VerificationSerializer(serializers.ModelSerializer):
             "mode",
             "mode_source",
             "score",
+            "score_calibration",
             "model_score",
             "final_score",
             "threshold",
@@ -168,6 +174,9 @@ class VerificationSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     @extend_schema_field(SpanSerializer(many=True))
+    def get_score_calibration(self, job: VerificationJob) -> dict[str, Any]:
+        return job.score_calibration or {"calibrated": False}
+
     def get_spans(self, job: VerificationJob) -> list[dict[str, Any]]:
         spans = [s for s in job.spans.all() if s.iteration == 0]
         return SpanSerializer(spans, many=True, context={"grounding": job.grounding}).data

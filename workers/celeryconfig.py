@@ -73,4 +73,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _SWEEP,
         "options": {"expires": _SWEEP, "queue": "maintenance"},
     },
+    # quality.drift alerts (quality/drift.py): once a week at most per tenant
+    "check-label-drift": {
+        "task": "truthlens.check_drift",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0, "queue": "maintenance"},
+    },
 }

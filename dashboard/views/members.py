@@ -18,6 +18,7 @@ from ..scoping import STAFF_ROLE, tenant_view
 ROLE_CHOICES = [
     (Membership.OWNER, "owner"),
     (Membership.ADMIN, "admin"),
+    (Membership.REVIEWER, "reviewer"),
     (Membership.VIEWER, "viewer"),
 ]
 

@@ -9,6 +9,7 @@ from dashboard import urls as dashboard_urls
 from dashboard.models import PolicyChange
 from dashboard.policy_actions import save_policy
 from knowledge.models import Document, DocumentVersion, KnowledgeBase
+from quality.models import Dataset, Evaluation, ReviewItem
 from tenants.models import ApiKey, Invitation, Membership
 from tenants.provider_actions import save_provider
 from verification.engine.policy import PolicyDocument
@@ -21,6 +22,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
+    review = ReviewItem.objects.get_or_create(
+        tenant=tenant_a.tenant, job=job_a, defaults={"reason": "flagged"}
+    )[0]
+    dataset = Dataset.objects.create(tenant=tenant_a.tenant, name="a-set", source="upload")
+    evaluation = Evaluation.objects.create(tenant=tenant_a.tenant, dataset=dataset)
     key = ApiKey.objects.filter(tenant=tenant_a.tenant).first()
     kb = KnowledgeBase.objects.create(tenant=tenant_a.tenant, name="A's base")
     doc = Document.objects.create(
@@ -42,7 +48,7 @@ def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
         "provider": provider,
         "job": job_a, "key": key, "endpoint": endpoint_a, "delivery": delivery_a, "kb": kb,
         "doc": doc, "membership": user.memberships.get(), "invitation": invitation,
-        "policy_change": change,
+        "policy_change": change, "review": review, "dataset": dataset, "evaluation": evaluation,
     }  # fmt: skip
 
 
@@ -76,6 +82,14 @@ OBJECT_URLS = {
     "llm-provider-edit": (lambda o: {"pk": o["provider"].pk}, ("get", "post")),
     "llm-provider-delete": (lambda o: {"pk": o["provider"].pk}, ("post",)),
     "llm-provider-test": (lambda o: {"pk": o["provider"].pk}, ("post",)),
+    "review-item": (lambda o: {"public_id": o["job"].public_id}, ("get",)),
+    "review-label": (lambda o: {"public_id": o["job"].public_id}, ("post",)),
+    "dataset": (lambda o: {"dataset_id": o["dataset"].public_id}, ("get",)),
+    "dataset-download": (lambda o: {"dataset_id": o["dataset"].public_id}, ("get",)),
+    "dataset-delete": (lambda o: {"dataset_id": o["dataset"].public_id}, ("post",)),
+    "dataset-evaluate": (lambda o: {"dataset_id": o["dataset"].public_id}, ("post",)),
+    "evaluation": (lambda o: {"evaluation_id": o["evaluation"].pk}, ("get",)),
+    "evaluation-calibrate": (lambda o: {"evaluation_id": o["evaluation"].pk}, ("get", "post")),
 }
 TENANT_PAGES = {
     "overview": {},
@@ -95,9 +109,12 @@ TENANT_PAGES = {
     "billing-json": "month",
     "members": {},
     "setup": {},
+    "review": {},
+    "datasets": {},
 }
 EDIT_POSTS = [
     "policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate", "knowledge", "members",
+    "datasets", "review-settings",
 ]  # fmt: skip
 # tenant-new: staff only; invitation: the public link page; audit-log: owners and admins
 # (all three in test_members.py, test_invitations.py, test_audit_log.py); secret-shown only
@@ -109,6 +126,9 @@ OTHER = {
     "invitation", "audit-log", "secret-shown", "llm-providers", "llm-roles",
     "password-reset", "password-reset-done", "password-reset-confirm", "password-reset-complete",
     "login-code", "two-factor",
+    # the quality app's pages (tests/quality): the review settings form (editors), and the
+    # comparison of two evaluations (ids in the query string, 404 for another tenant's)
+    "review-settings", "evaluation-compare",
 }  # fmt: skip
 
 

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from dashboard.policy_actions import save_policy
 from knowledge.models import Document, DocumentVersion, KnowledgeBase
+from quality.models import Dataset, Evaluation
 from tenants.invitations import Invitation
 from tenants.llm_providers import LLMProvider
 from tenants.models import ApiKey, Membership, Policy, WebhookEndpoint
@@ -80,7 +81,11 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
     provider.api_key = "sk-a"
     provider.save()
     change = save_policy(tenant_a.tenant, owner, PolicyDocument(threshold=0.42), "form")
+    dataset = Dataset.objects.create(tenant=tenant_a.tenant, name="a-labels", source="upload")
+    evaluation = Evaluation.objects.create(tenant=tenant_a.tenant, dataset=dataset)
     return {
+        "dataset_id": dataset.public_id,
+        "evaluation_id": str(evaluation.pk),
         "version": str(change.version),
         "membership": str(membership.pk),
         "invitation": str(invitation.pk),

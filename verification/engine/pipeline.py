@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import get_args
 
+from .calibration import calibrated
 from .detectors.base import Detector
 from .explain.labels import explain_spans
 from .query_types import QueryTypeClassifier, default_classifier
@@ -68,6 +69,8 @@ class DetectionConfig:
     #: compute the answer signals (`scoring/signals.py`) even when the detector has no
     #: combiner: for fitting one, and for diagnostics
     signals: bool = False
+    #: a tenant's fitted monotone calibration of the score, as (x knots, y knots); None: raw
+    calibration: tuple[tuple[float, ...], tuple[float, ...]] | None = None
 
     def __post_init__(self) -> None:
         for name in ("threshold", "token_threshold", "min_span_confidence", "citation_weight"):
@@ -318,6 +321,9 @@ def _score(
     if citations.applicable and config.citation_weight > 0:
         # Citations are an independent signal: combine as a Noisy-OR term.
         score = 1.0 - (1.0 - model_score) * (1.0 - config.citation_weight * citations.risk)
+    uncalibrated = score
+    if config.calibration is not None:
+        score = calibrated(score, *config.calibration)
     detected = score >= config.threshold
     verdict = _verdict(score, detected, spans, config)
     if verdict == "uncertain":
@@ -327,6 +333,7 @@ def _score(
         status="verified",
         score=round(score, 6),
         model_score=round(model_score, 6),
+        uncalibrated_score=round(uncalibrated, 6),
         detected=detected,
         verdict=verdict,
         risk_level=risk_level(score),

@@ -158,6 +158,8 @@ class DetectionResult:
     reason: str = ""  # why unverifiable/skipped
     citations: CitationReport | None = None
     model_score: float | None = None  # detector-only score before citation signal
+    #: the score before the policy's calibration (equal to `score` without one)
+    uncalibrated_score: float | None = None
     detector: str = ""
     detector_tokens: int = 0
     threshold: float = 0.5
