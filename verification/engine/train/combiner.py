@@ -38,6 +38,7 @@ import numpy as np
 from ..scoring.combiner import COMBINER_FILE, Combiner
 from ..scoring.signals import SIGNALS
 from .head import load_rows, source_rows
+from .logistic import Bound, fit_logistic
 
 #: +1: evidence of a hallucination (weight >= 0); -1: evidence of support (<= 0); 0: free.
 SIGN = {
@@ -124,34 +125,22 @@ def weights_for(rows: list[dict]) -> np.ndarray:
 
 
 def fit(rows: list[dict], features: tuple[str, ...] = SIGNALS) -> Combiner:
-    from scipy.optimize import minimize
-
     x = np.asarray([[r["signals"][f] for f in features] for r in rows], dtype=np.float64)
     y = np.asarray([r["label"] for r in rows], dtype=np.float64)
     sw = weights_for(rows)
     mean, scale = x.mean(0), x.std(0)
     scale[scale < 1e-9] = 1.0
     z = (x - mean) / scale
-    n, d = z.shape
-
-    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
-        logits = z @ w[:d] + w[d]
-        p = 1.0 / (1.0 + np.exp(-logits))
-        value = np.mean(sw * (np.logaddexp(0.0, logits) - y * logits))
-        g = sw * (p - y) / n
-        grad = np.append(z.T @ g + L2 * w[:d], g.sum())
-        return float(value + L2 * np.sum(w[:d] ** 2) / 2), grad
-
-    bounds = [{1: (0.0, None), -1: (None, 0.0), 0: (None, None)}[SIGN[f]] for f in features] + [
-        (None, None)
+    bounds: list[Bound] = [
+        {1: (0.0, None), -1: (None, 0.0), 0: (None, None)}[SIGN[f]] for f in features
     ]
-    w = minimize(loss, np.zeros(d + 1), jac=True, method="L-BFGS-B", bounds=bounds).x
+    weights, bias = fit_logistic(z, y, sw, bounds, L2)
     return Combiner(
         features=features,
         mean=tuple(round(float(v), 8) for v in mean),
         scale=tuple(round(float(v), 8) for v in scale),
-        weights=tuple(round(float(v), 8) for v in w[:d]),
-        bias=round(float(w[d]), 8),
+        weights=tuple(round(float(v), 8) for v in weights),
+        bias=round(bias, 8),
         low=tuple(round(float(v), 8) for v in x.min(0)),
         high=tuple(round(float(v), 8) for v in x.max(0)),
     )
