@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import pytest
+from truthlens import TruthLens
 
 from tests.conftest import TenantWithKey, _make_tenant
-from truthlens import TruthLens
 
 
 class Server(NamedTuple):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from truthlens import AsyncTruthLens, Verification
 
 from tests.fixtures.examples import EIFFEL
-from truthlens import AsyncTruthLens, Verification
 from verification.models import Feedback
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

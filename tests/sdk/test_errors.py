@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import pytest
-
 from truthlens import AuthenticationError, BadRequestError, NotFoundError, TruthLens
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_wrong_key_raises_authentication_error_with_the_problem(server):
-    with TruthLens(api_key="tl_nope_nope", base_url=server.url) as client:
-        with pytest.raises(AuthenticationError) as error:
-            client.verifications.get("ver_0")
+    client = TruthLens(api_key="tl_nope_nope", base_url=server.url)
+    with pytest.raises(AuthenticationError) as error:
+        client.verifications.get("ver_0")
     assert error.value.status == 401
     assert error.value.slug == "unauthenticated"
     assert error.value.type.startswith("https://docs.truthlens.dev/problems/")

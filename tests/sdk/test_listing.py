@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from truthlens import AsyncTruthLens, NotFoundError, TruthLens
 
 from tests.fixtures.examples import EIFFEL
-from truthlens import AsyncTruthLens, NotFoundError, TruthLens
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
