@@ -14,9 +14,7 @@ from tests.fixtures.examples import EIFFEL
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
-def test_events_signed_during_a_rotation_pass_with_either_secret(
-    worker_server, client, receiver
-):
+def test_events_signed_during_a_rotation_pass_with_either_secret(worker_server, client, receiver):
     # given an endpoint whose secret was rotated through the API (the old one still signs)
     endpoint = client.request("POST", "/v1/webhook-endpoints", json={"url": receiver.url}).json()
     old = endpoint["secret"]
