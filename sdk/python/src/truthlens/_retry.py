@@ -7,10 +7,11 @@ so a retry after a lost answer returns the original job instead of billing a sec
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 import httpx
-from tenacity import RetryCallState, stop_after_attempt, wait_exponential_jitter
+from tenacity import RetryCallState, stop_after_attempt
 
 from .errors import APIError, RateLimitError
 
@@ -42,8 +43,10 @@ class RetryPolicy:
         exc = state.outcome.exception() if state.outcome else None
         if isinstance(exc, APIError) and exc.retry_after is not None:
             return exc.retry_after
-        backoff = wait_exponential_jitter(initial=self.initial_backoff, max=self.max_backoff)
-        return backoff(state)
+        # 0.5 s doubling per attempt, capped, plus up to 0.5 s of jitter so clients that
+        # failed together do not retry together
+        doubled = self.initial_backoff * 2 ** (state.attempt_number - 1)
+        return min(doubled, self.max_backoff) + random.uniform(0, self.initial_backoff)
 
     def tenacity_kwargs(self) -> dict:
         return {
