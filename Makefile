@@ -7,10 +7,12 @@ export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: install run test lint fmt migrate worker indexer web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots walkthrough-screenshots deploy-check render-chart test-faults test-security deploy-smoke deploy-images deploy-chart-check bench-load bench-throughput bench-speed
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+$(VENV)/.installed: pyproject.toml constraints.txt sdk/python/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]'
+# the Python SDK, its CLI and its framework integrations (tests/sdk runs them against the server)
+	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e 'sdk/python[all]'
 # bench/detector_speed.py's baseline, without rag-fact-checker (see pyproject.toml)
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt lettucedetect
 	touch $@

@@ -1,5 +1,9 @@
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularJSONAPIView,
+    SpectacularSwaggerView,
+)
 
 from .views.anthropic import Messages
 from .views.billing import BillingReportView
@@ -94,6 +98,12 @@ urlpatterns = [
         "schema",
         SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
         name="schema",
+    ),
+    # the stable address of the schema, always JSON (the SDK's models are checked against it)
+    path(
+        "openapi.json",
+        SpectacularJSONAPIView.as_view(authentication_classes=[], permission_classes=[]),
+        name="openapi-json",
     ),
     path(
         "docs",
