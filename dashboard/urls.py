@@ -100,6 +100,16 @@ urlpatterns = [
         members.revoke_invitation,
         name="invitation-revoke",
     ),
+    path(
+        "members/invitations/<int:pk>/resend/",
+        members.resend_invitation,
+        name="invitation-resend",
+    ),
+    path(
+        "members/invitations/<int:pk>/link/",
+        members.invitation_link_page,
+        name="invitation-link",
+    ),
     path("invitations/<str:token>/", invitation.accept, name="invitation"),
     path("setup/", setup.setup, name="setup"),
     path("audit/", audit_log.audit_log, name="audit-log"),
