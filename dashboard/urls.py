@@ -17,6 +17,7 @@ from .views import (
     policy_history,
     policy_import,
     policy_test,
+    request_log,
     setup,
     staff_tenants,
     two_factor,
@@ -113,4 +114,5 @@ urlpatterns = [
     path("invitations/<str:token>/", invitation.accept, name="invitation"),
     path("setup/", setup.setup, name="setup"),
     path("audit/", audit_log.audit_log, name="audit-log"),
+    path("requests/", request_log.request_log, name="request-log"),
 ]

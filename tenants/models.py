@@ -233,3 +233,4 @@ class WebhookEndpoint(models.Model):
 from .audit import AuditEvent  # noqa: E402, F401
 from .invitations import Invitation  # noqa: E402, F401
 from .llm_providers import LLMProvider  # noqa: E402, F401
+from .request_log import RequestLogEntry  # noqa: E402, F401

@@ -10,6 +10,7 @@ from dashboard.policy_actions import current_document, save_policy
 from knowledge.models import Document, KnowledgeBase
 from tenants.models import Membership, WebhookEndpoint
 from tenants.provider_actions import save_provider
+from tenants.request_log import RequestLogEntry
 from verification.models import WebhookAttempt, WebhookDelivery
 
 from .conftest import add_span, add_usage, make_job
@@ -79,8 +80,22 @@ def fill(tenant, user) -> dict[str, str]:
             "api_key": "sk-x",
         },
     )
+    for status in (200, 400):
+        RequestLogEntry.objects.create(
+            tenant=tenant,
+            key_prefix="abcd1234",
+            method="POST",
+            path=f"/v1/verifications/{LONG}"[:300],
+            status=status,
+            latency_ms=1234,
+            request_id="f" * 32,
+            problem={"type": "https://truthlens.dev/problems/validation-error", "detail": LONG}
+            if status == 400
+            else None,
+        )
     return {
         "overview": reverse("dashboard:overview"),
+        "request-log": reverse("dashboard:request-log"),
         "llm-providers": reverse("dashboard:llm-providers"),
         "members": reverse("dashboard:members"),
         "audit-log": reverse("dashboard:audit-log"),
