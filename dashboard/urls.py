@@ -83,6 +83,7 @@ urlpatterns = [
     path("webhooks/deliveries/<int:pk>/", webhooks.delivery, name="delivery"),
     path("webhooks/deliveries/<int:pk>/replay/", webhooks.replay_delivery, name="delivery-replay"),
     path("billing/", billing.billing, name="billing"),
+    path("billing/budget/", billing.budget, name="budget"),
     re_path(rf"^billing/{MONTH}/$", billing.billing, name="billing-month"),
     re_path(rf"^billing/{MONTH}\.csv$", billing.report_csv, name="billing-csv"),
     re_path(rf"^billing/{MONTH}\.json$", billing.report_json, name="billing-json"),

@@ -81,6 +81,10 @@ class Tenant(models.Model):
     # The model a job refines with, and the gateway calls, when none is named: always one
     # of the tenant's providers' models (`tenants.llm_providers`); empty while it has none.
     default_model = models.CharField(max_length=200, blank=True, default="")
+    # What the tenant means to spend a month (our price, USD); none = no budget. A hard
+    # budget refuses new verifications (402) once reached; a soft one only alerts.
+    monthly_budget_usd = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    budget_hard = models.BooleanField(default=False)
 
     def __str__(self) -> str:
         return self.slug

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.shortcuts import render
 
+from verification.billing.meter import meter
+
 from ..daterange import PRESETS, form_errors, parse_range
 from ..overview_stats import overview, scoped_sources
 from ..scoping import tenant_view
@@ -28,5 +30,6 @@ def overview_page(request, scope):
             "stats": stats,
             "charts": stats.charts(),
             "range_errors": errors,
+            "meter": meter(scope.tenant),
         },
     )

@@ -35,6 +35,7 @@ CREATED, ROTATED = "endpoint-created", "webhook-secret"
 EVENT_TYPES = [
     ("verification.completed", "verification.completed"),
     ("verification.failed", "verification.failed"),
+    ("usage.threshold", "usage.threshold"),
 ]
 
 
