@@ -39,6 +39,9 @@ class Plan(models.Model):
     """Prices and limits a tenant buys (DESIGN §7)."""
 
     name = models.SlugField(unique=True)
+    # Shown to every tenant on the billing page; an internal plan (a trial, a deal for one
+    # customer, staff test plans) is shown only to staff and to the tenants on it.
+    is_public = models.BooleanField(default=False)
     rate_limit = models.CharField(
         max_length=32, default="600/min", help_text="<n>/<sec|min|hour|day>"
     )

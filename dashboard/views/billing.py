@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from django import forms
 from django.contrib import messages
+from django.db.models import Q
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -24,6 +25,14 @@ from verification.billing.report import (
 
 from ..daterange import parse_month
 from ..scoping import tenant_view
+
+
+def _plans_for(scope):
+    """Staff see every plan; a tenant sees the public ones and its own."""
+    plans = Plan.objects.order_by("name")
+    if scope.is_staff:
+        return plans
+    return plans.filter(Q(is_public=True) | Q(pk=scope.tenant.plan_id))
 
 
 class BudgetForm(forms.Form):
@@ -62,7 +71,7 @@ def billing(request, scope, month: str | None = None, budget_form: BudgetForm | 
         {
             "nav": "billing",
             "report": report,
-            "plans": Plan.objects.order_by("name"),
+            "plans": _plans_for(scope),
             "tenant_plan": scope.tenant.plan_id,
             "previous": shift_month(month, -1),
             "next": shift_month(month, 1),
