@@ -12,7 +12,7 @@ import json
 import logging
 import time
 
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 
 from tenants.request_log import RequestLogEntry
 
@@ -20,6 +20,21 @@ log = logging.getLogger(__name__)
 
 PREFIX = "/v1/"
 MAX_BODY = 8192
+
+
+def _text(value: str) -> str:
+    """Storable text: a lone surrogate (a client may send one) or a NUL cannot go to Postgres."""
+    return value.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
+
+
+def _clean(value):
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, dict):
+        return {_text(str(k)): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
 
 
 def _problem(response) -> dict | None:
@@ -34,7 +49,7 @@ def _problem(response) -> dict | None:
         body = json.loads(content)
     except ValueError:
         return None
-    return body if isinstance(body, dict) else {"body": body}
+    return _clean(body if isinstance(body, dict) else {"body": body})
 
 
 class RequestLogMiddleware:
@@ -54,15 +69,16 @@ class RequestLogMiddleware:
     @staticmethod
     def _write(request, response, tenant_id: int, prefix: str, started: float) -> None:
         try:
-            RequestLogEntry.objects.create(
-                tenant_id=tenant_id,
-                key_prefix=prefix,
-                method=request.method[:8],
-                path=request.path[:300],
-                status=response.status_code,
-                latency_ms=int((time.monotonic() - started) * 1000),
-                request_id=getattr(request, "request_id", "")[:64],
-                problem=_problem(response),
-            )
-        except DatabaseError:  # the log must never fail the request it describes
+            with transaction.atomic():  # a failed insert must not break an outer transaction
+                RequestLogEntry.objects.create(
+                    tenant_id=tenant_id,
+                    key_prefix=prefix,
+                    method=request.method[:8],
+                    path=_text(request.path)[:300],
+                    status=response.status_code,
+                    latency_ms=int((time.monotonic() - started) * 1000),
+                    request_id=getattr(request, "request_id", "")[:64],
+                    problem=_problem(response),
+                )
+        except (DatabaseError, ValueError):  # the log must never fail the request it describes
             log.warning("request log row not written", exc_info=True)

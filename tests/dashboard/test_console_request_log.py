@@ -132,3 +132,14 @@ def test_the_page_shows_at_most_the_kept_number_before_trimming(
     client.force_login(owner_a)
     page = client.get(PAGE).context["page"]
     assert [r.request_id for r in page.object_list] == ["r2", "r1"]
+
+
+def test_a_failure_echoing_a_lone_surrogate_is_logged_without_breaking_the_answer(tenant_a):
+    api = client_for(tenant_a.token)
+    raw = '{"context": ["c"], "response": "r", "metadata": {"\\ud83d": 1}}'
+    answer = api.post("/v1/verifications", raw, content_type="application/json")
+    assert answer.status_code == 400
+    assert client_for(tenant_a.token).get("/v1/verifications").status_code == 200
+    failed = RequestLogEntry.objects.get(status=400)
+    assert failed.problem["status"] == 400
+    assert "\ud83d" not in str(failed.problem)
