@@ -197,6 +197,7 @@ class WebhookEndpointSerializer(StrictTypes, serializers.ModelSerializer):
             "document.ready",
             "document.failed",
             "quality.drift",
+            "usage.threshold",
         }
         if not isinstance(value, list) or any(v not in allowed for v in value):
             raise serializers.ValidationError(f"events must be a list from {sorted(allowed)}.")

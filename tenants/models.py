@@ -39,6 +39,9 @@ class Plan(models.Model):
     """Prices and limits a tenant buys (DESIGN §7)."""
 
     name = models.SlugField(unique=True)
+    # Shown to every tenant on the billing page; an internal plan (a trial, a deal for one
+    # customer, staff test plans) is shown only to staff and to the tenants on it.
+    is_public = models.BooleanField(default=False)
     rate_limit = models.CharField(
         max_length=32, default="600/min", help_text="<n>/<sec|min|hour|day>"
     )
@@ -84,6 +87,10 @@ class Tenant(models.Model):
     # The model a job refines with, and the gateway calls, when none is named: always one
     # of the tenant's providers' models (`tenants.llm_providers`); empty while it has none.
     default_model = models.CharField(max_length=200, blank=True, default="")
+    # What the tenant means to spend a month (our price, USD); none = no budget. A hard
+    # budget refuses new verifications (402) once reached; a soft one only alerts.
+    monthly_budget_usd = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    budget_hard = models.BooleanField(default=False)
 
     def __str__(self) -> str:
         return self.slug
@@ -238,3 +245,4 @@ class WebhookEndpoint(models.Model):
 from .audit import AuditEvent  # noqa: E402, F401
 from .invitations import Invitation  # noqa: E402, F401
 from .llm_providers import LLMProvider  # noqa: E402, F401
+from .request_log import RequestLogEntry  # noqa: E402, F401

@@ -68,6 +68,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _SWEEP,
         "options": {"expires": _SWEEP, "queue": "maintenance"},
     },
+    # the request log's trim (and the usage alerts) need not run as often as the sweeper
+    "console-housekeeping": {
+        "task": "truthlens.console_housekeeping",
+        "schedule": 60.0,
+        "options": {"expires": 60.0, "queue": "maintenance"},
+    },
     "dispatch-due-webhooks": {
         "task": "truthlens.dispatch_webhooks",
         "schedule": _SWEEP,

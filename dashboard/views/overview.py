@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.shortcuts import render
 
 from quality.drift import current_drift, weekly_agreement
+from verification.billing.meter import meter
 
 from ..daterange import PRESETS, form_errors, parse_range
 from ..overview_stats import overview, scoped_sources
@@ -32,5 +33,6 @@ def overview_page(request, scope):
             "range_errors": errors,
             "agreement_weeks": weekly_agreement(scope.tenant),
             "drift": current_drift(scope.tenant),
+            "meter": meter(scope.tenant),
         },
     )

@@ -36,6 +36,7 @@ EVENT_TYPES = [
     ("verification.completed", "verification.completed"),
     ("verification.failed", "verification.failed"),
     ("quality.drift", "quality.drift (agreement with labels dropped)"),
+    ("usage.threshold", "usage.threshold"),
 ]
 
 

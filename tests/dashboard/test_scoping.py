@@ -78,6 +78,8 @@ OBJECT_URLS = {
     "member-role": (lambda o: {"pk": o["membership"].pk}, ("post",)),
     "member-remove": (lambda o: {"pk": o["membership"].pk}, ("post",)),
     "invitation-revoke": (lambda o: {"pk": o["invitation"].pk}, ("post",)),
+    "invitation-link": (lambda o: {"pk": o["invitation"].pk}, ("post",)),
+    "invitation-resend": (lambda o: {"pk": o["invitation"].pk}, ("post",)),
     "policy-restore": (lambda o: {"version": o["policy_change"].version}, ("post",)),
     "llm-provider-edit": (lambda o: {"pk": o["provider"].pk}, ("get", "post")),
     "llm-provider-delete": (lambda o: {"pk": o["provider"].pk}, ("post",)),
@@ -111,17 +113,20 @@ TENANT_PAGES = {
     "setup": {},
     "review": {},
     "datasets": {},
+    "request-log": {},
 }
 EDIT_POSTS = [
     "policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate", "knowledge", "members",
-    "datasets", "review-settings",
+    "datasets", "review-settings", "budget",
 ]  # fmt: skip
 # tenant-new: staff only; invitation: the public link page; audit-log: owners and admins
 # (all three in test_members.py, test_invitations.py, test_audit_log.py); secret-shown only
 # shows a secret its own tenant's POST kept (test_webhook_pages.py); llm-providers and
 # llm-roles: owners and admins only (test_llm_provider_pages.py); the password-reset pages:
-# public, no tenant (test_account.py); login-code and two-factor: test_two_factor.py
+# public, no tenant (test_account.py); login-code and two-factor: test_two_factor.py; budget:
+# a POST of the billing page (EDIT_POSTS, and test_console_budget.py)
 OTHER = {
+    "budget",
     "login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate", "tenant-new",
     "invitation", "audit-log", "secret-shown", "llm-providers", "llm-roles",
     "password-reset", "password-reset-done", "password-reset-confirm", "password-reset-complete",

@@ -18,6 +18,7 @@ from quality.models import Dataset, Evaluation
 from tenants.invitations import Invitation
 from tenants.llm_providers import LLMProvider
 from tenants.models import ApiKey, Membership, Policy, WebhookEndpoint
+from tenants.request_log import RequestLogEntry
 from tests.conftest import client_for
 from verification.engine.policy import PolicyDocument
 from verification.models import VerificationJob, WebhookDelivery
@@ -173,13 +174,19 @@ def test_tenant_b_cannot_reach_tenant_a_objects_on_any_url(tenant_a, tenant_b, a
             # then nothing of A's leaks, whatever the route (a 404 may echo the path)
             assert "built in 1950" not in body, (method, path)
             assert "127.0.0.1:9/hook" not in body, (method, path)
-            if not has_object:
+            # the request log lists B's own requests: the paths B typed, A's ids among them
+            if not has_object and template != "dashboard/requests/":
                 assert a_objects["public_id"] not in body, (method, path)
             if has_object:
                 # 405: a POST-only dashboard action asked with GET reveals nothing either
                 assert response.status_code in (403, 404, 405), (method, path, response.status_code)
                 checked += 1
     assert checked >= 5  # GET job, POST feedback, GET+DELETE endpoint, POST rotate
+    # B's request log holds B's probes of A's ids, every one refused; none of A's requests
+    probes = RequestLogEntry.objects.filter(path__contains=a_objects["public_id"])
+    assert probes.exists()
+    assert set(probes.values_list("tenant_id", flat=True)) == {tenant_b.tenant.pk}
+    assert set(probes.values_list("status", flat=True)) <= {403, 404, 405}
     # and A's objects are untouched
     assert VerificationJob.objects.filter(tenant=tenant_a.tenant).count() == 1
     assert (
