@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -173,10 +174,11 @@ class VerificationSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    @extend_schema_field(SpanSerializer(many=True))
+    @extend_schema_field(OpenApiTypes.OBJECT)
     def get_score_calibration(self, job: VerificationJob) -> dict[str, Any]:
         return job.score_calibration or {"calibrated": False}
 
+    @extend_schema_field(SpanSerializer(many=True))
     def get_spans(self, job: VerificationJob) -> list[dict[str, Any]]:
         spans = [s for s in job.spans.all() if s.iteration == 0]
         return SpanSerializer(spans, many=True, context={"grounding": job.grounding}).data

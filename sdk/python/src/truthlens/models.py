@@ -28,8 +28,14 @@ class DocumentLocation(_Body):
     knowledge_base: str
     document: str
     document_name: str
+    version: int | None = None
     start: int
     end: int
+    page: int | None = None
+    slide: int | None = None
+    row: int | None = None
+    json_path: str | None = None
+    headings: list[str] | None = None
 
 
 class Evidence(_Body):
@@ -83,6 +89,7 @@ class Verification(_Body):
     mode: str
     mode_source: str
     score: float | None
+    score_calibration: dict[str, Any]
     model_score: float | None
     final_score: float | None
     threshold: float | None
@@ -175,6 +182,7 @@ class Document(_Body):
     id: str
     knowledge_base: str
     name: str
+    source_url: str
     content_type: str
     size_bytes: int
     sha256: str
@@ -185,6 +193,7 @@ class Document(_Body):
     passages_total: int
     passages_done: int
     progress: float
+    replacement: dict[str, Any] | None
     created_at: dt.datetime
     updated_at: dt.datetime
     indexed_at: dt.datetime | None
