@@ -1,7 +1,8 @@
 """Browser walk of a developer's first verification from the console alone: an owner invites
 them and copies the invitation link from the members page, they accept it, create an API key,
 copy the quickstart's curl tab and run it (a real shell and curl, against the live server),
-and see the verification in the dashboard. The walk's time is printed (run with -s) and
+then its Python SDK tab (the SDK of sdk/python, as a customer would run it), and see the
+verification in the dashboard. The walk's time is printed (run with -s) and
 written to $TRUTHLENS_WALK_TIME_FILE when set."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -122,6 +124,30 @@ def test_invite_accept_create_a_key_and_run_the_quickstart(
         answer = json.loads(out)
         assert answer["id"] == job.public_id
         assert answer["status"] == "completed"
+
+        # the Python SDK tab too, as copied, with this environment's interpreter (the SDK
+        # is installed from sdk/python by `make install`)
+        dev.get_by_role("tab", name="Python SDK").click()
+        code = _copied(dev, dev.locator('button[data-copy="qs-python"]'))
+        assert token not in code
+        sdk = subprocess.Popen(
+            [sys.executable, "-c", code],
+            env={**os.environ, "TRUTHLENS_API_KEY": token},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        while (
+            second := VerificationJob.objects.filter(api_key=key).exclude(pk=job.pk).first()
+        ) is None:
+            assert time.monotonic() < deadline, "the SDK quickstart created no verification"
+            time.sleep(0.1)
+        _work_off(second)
+        out, err = sdk.communicate(timeout=60)
+        assert sdk.returncode == 0, err
+        assert second.public_id in out
+        assert "completed" in out
 
         # and sees it in the dashboard
         dev.get_by_role("link", name="Verifications").first.click()
