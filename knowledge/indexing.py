@@ -21,7 +21,8 @@ from .chunking import chunk
 from .encoder import encode
 from .models import Document, DocumentStatus, Passage
 from .parsing import ParseError, extract_text, file_format
-from .text_search import config_for, language_of
+from .languages import checkable_languages, language_warnings, main_language, passage_languages
+from .text_search import config_for, language_of, search_text
 
 log = logging.getLogger(__name__)
 BATCH = 64
@@ -70,10 +71,13 @@ def index_document(doc: Document) -> bool:
         _fail(doc, str(exc))
         return True
     chunks = chunk(text)
-    language = language_of(text)
-    config = config_for(language)
+    languages = passage_languages([c.text for c in chunks], language_of(text))
     Document.objects.filter(pk=doc.pk, version=doc.version).update(
-        text=text, language=language, passages_total=len(chunks), passages_done=0
+        text=text,
+        language=main_language([c.text for c in chunks], languages),
+        warnings=language_warnings(languages, checkable_languages()),
+        passages_total=len(chunks),
+        passages_done=0,
     )
     embeddings: list[bytes] = []
     for i in range(0, len(chunks), BATCH):
@@ -93,7 +97,7 @@ def index_document(doc: Document) -> bool:
         if current is None:
             return False
         Passage.objects.filter(document=doc).delete()
-        Passage.objects.bulk_create(
+        created = Passage.objects.bulk_create(
             [
                 Passage(
                     document=doc,
@@ -104,18 +108,19 @@ def index_document(doc: Document) -> bool:
                     start=c.start,
                     end=c.end,
                     text=c.text,
-                    config=config,
+                    config=config_for(lang),
                     embedding=emb,
                 )
-                for n, (c, emb) in enumerate(zip(chunks, embeddings, strict=True))
+                for n, (c, emb, lang) in enumerate(zip(chunks, embeddings, languages, strict=True))
             ],
             batch_size=500,
         )
         with connection.cursor() as cur:
+            # CJK runs as bigrams (`text_search.search_text`); other text as it is
             cur.execute(
-                "UPDATE knowledge_passage SET tsv = to_tsvector(config::regconfig, text) "
-                "WHERE document_id = %s",
-                [doc.pk],
+                "UPDATE knowledge_passage p SET tsv = to_tsvector(p.config::regconfig, v.t) "
+                "FROM unnest(%s::bigint[], %s::text[]) AS v(id, t) WHERE p.id = v.id",
+                [[p.pk for p in created], [search_text(p.text) for p in created]],
             )
         now = timezone.now()
         Document.objects.filter(pk=doc.pk).update(
@@ -125,7 +130,7 @@ def index_document(doc: Document) -> bool:
             indexed_at=now,
             updated_at=now,
         )
-    log.info("indexed document %s: %s passages (%s)", doc.pk, len(chunks), config)
+    log.info("indexed document %s: %s passages (%s)", doc.pk, len(chunks), set(languages))
     return True
 
 

@@ -58,7 +58,9 @@ class Document(models.Model):
     )
     error = models.TextField(blank=True, default="")
     text = models.TextField(blank=True, default="")  # the extracted text passages point into
-    language = models.CharField(max_length=8, blank=True, default="")
+    language = models.CharField(max_length=8, blank=True, default="")  # most of its text's
+    #: Said when indexed (a language the detector cannot check, ...), shown with the document.
+    warnings = models.JSONField(default=list, blank=True)
     passages_total = models.PositiveIntegerField(default=0)
     passages_done = models.PositiveIntegerField(default=0)
     attempts = models.PositiveIntegerField(default=0)

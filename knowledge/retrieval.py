@@ -20,8 +20,8 @@ import numpy as np
 from django.db import connection
 
 from .encoder import encode
-from .models import Document, Passage
-from .text_search import CONFIGS, FALLBACK, config_for, query_terms
+from .models import Passage, TermStat
+from .text_search import CONFIGS, FALLBACK, query_terms
 
 CANDIDATES = 200
 ANCHOR_POSTINGS = 3000  # passages the rarest words of a claim may hold together (`_anchors`)
@@ -45,12 +45,17 @@ class Hit:
 
 
 def configs_of(knowledge_bases: Sequence[uuid.UUID]) -> list[str]:
-    languages = (
-        Document.objects.filter(knowledge_base_id__in=knowledge_bases)
-        .values_list("language", flat=True)
+    """The text-search configurations the knowledge bases' passages use (each passage
+    has its own language): the passage counts of `TermStat` (its empty lexeme), read
+    through its unique index, never the passages."""
+    configs = (
+        TermStat.objects.filter(
+            knowledge_base_id__in=knowledge_bases, config__in=sorted(_KNOWN), lexeme="", ndoc__gt=0
+        )
+        .values_list("config", flat=True)
         .distinct()
     )
-    return sorted({config_for(lang) for lang in languages} & _KNOWN) or [FALLBACK]
+    return sorted(set(configs)) or [FALLBACK]
 
 
 def _tsquery(lexemes: Sequence[str], op: str) -> str:

@@ -56,7 +56,8 @@ class DocumentSerializer(serializers.ModelSerializer):
         model = Document
         fields = [
             "id", "knowledge_base", "name", "content_type", "size_bytes", "sha256", "version",
-            "status", "error", "language", "passages_total", "passages_done", "progress",
+            "status", "error", "language", "warnings", "passages_total", "passages_done",
+            "progress",
             "created_at", "updated_at", "indexed_at",
         ]  # fmt: skip
         read_only_fields = fields
