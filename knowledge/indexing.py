@@ -19,9 +19,9 @@ from django.utils import timezone
 
 from .chunking import chunk
 from .encoder import encode
+from .languages import checkable_languages, language_warnings, main_language, passage_languages
 from .models import Document, DocumentStatus, Passage
 from .parsing import ParseError, extract_text, file_format
-from .languages import checkable_languages, language_warnings, main_language, passage_languages
 from .text_search import config_for, language_of, search_text
 
 log = logging.getLogger(__name__)

@@ -74,7 +74,8 @@ def test_cjk_runs_become_bigrams_and_other_text_is_unchanged():
 
 def test_a_sentence_copied_from_a_japanese_document_finds_its_passage(client_a, tenant_a):
     _, doc = _kb(client_a, "towers.txt", JAPANESE)
-    assert doc["status"] == "ready" and doc["language"] == "ja"
+    assert doc["status"] == "ready"
+    assert doc["language"] == "ja"
     hits = _search(tenant_a[0], COPIED)
     assert hits, "no candidate for a sentence copied word for word"
     assert COPIED in hits[0].text
@@ -112,10 +113,11 @@ def test_a_mixed_document_files_each_passage_under_its_own_language(client_a, te
         (ENGLISH, "researchers may use the manuscripts after booking a desk"),
     ]:
         hits = _search(tenant_a[0], sentence)
-        assert hits and hits[0].text[:12] == section[:12], (sentence, hits[:1])
+        assert hits, sentence
+        assert hits[0].text[:12] == section[:12], (sentence, hits[0])
     # the detector (English) cannot check three of the four: said on the document
     [warning] = doc["warnings"]
-    assert "ar: " in warning and "he: " in warning and "ja: " in warning
+    assert all(f"{lang}: " in warning for lang in ("ar", "he", "ja"))
     assert "en: " not in warning
 
 
