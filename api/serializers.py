@@ -205,6 +205,8 @@ class UsageByModeSerializer(serializers.Serializer):
         help_text="what the tenant paid its own providers with its own keys; never billed"
     )
     price_usd = serializers.FloatField()
+    web_search_queries = serializers.IntegerField()
+    web_search_cost_usd = serializers.FloatField()
 
 
 class UsageReportSerializer(serializers.Serializer):
@@ -218,4 +220,8 @@ class UsageReportSerializer(serializers.Serializer):
         help_text="what the tenant paid its own providers with its own keys; never billed"
     )
     price_usd = serializers.FloatField()
+    web_search_queries = serializers.IntegerField(help_text="web searches answered (charged)")
+    web_search_cost_usd = serializers.FloatField(
+        help_text="their cost at the provider's price per query (failed searches cost nothing)"
+    )
     by_mode = serializers.DictField(child=UsageByModeSerializer())

@@ -1,9 +1,9 @@
 """Grounding an answer that came without a context: evidence per checkable claim.
 
 The engine picks the answer's checkable claims (`engine.claims`); each is searched
-(at most `max_queries` searches in all) in the job's knowledge base (or the
-policy's default) and, when the policy names "web" and the tenant configured a
-provider, on the web for claims the knowledge base did not cover. The passages
+in the job's knowledge base (or the policy's default) and, when the policy names
+"web" and the tenant configured a provider, on the web for claims the knowledge
+base did not cover; each source searches at most `max_queries` claims. The passages
 found become the detection context; `refs` say which document passage or web
 page each context passage is, so spans point back into the tenant's documents.
 What retrieval could not cover is reported ("3 of 5 claims had evidence").
@@ -40,6 +40,7 @@ class Grounding:
     sources: list[str] = field(default_factory=list)
     web_queries: int = 0  # queries the provider answered (and charges)
     web_failed: int = 0
+    web_error: str = ""  # the first failure's message
     web_cost_usd: Decimal = Decimal(0)
     web_own_key: bool = False  # the tenant's own search key: reported, never billed
     errors: list[str] = field(default_factory=list)
@@ -51,6 +52,13 @@ class Grounding:
     def summary(self) -> str:
         return f"{self.covered} of {len(self.claims)} claims had evidence"
 
+    def failures(self) -> str:
+        """What went wrong while searching, in words ("" when nothing did)."""
+        if not self.web_failed:
+            return ""
+        asked = self.web_failed + self.web_queries
+        return f"Web search failed for {self.web_failed} of {asked} queries: {self.web_error}."
+
     def as_json(self) -> dict[str, Any]:
         return {
             "sources": self.sources,
@@ -61,6 +69,7 @@ class Grounding:
             "passages": self.refs,
             "web": {
                 "queries": self.web_queries,
+                "failure": self.failures() or None,
                 "failed": self.web_failed,
                 "cost_usd": str(self.web_cost_usd),
                 "own_key": self.web_own_key,
@@ -111,19 +120,19 @@ def gather(
     kb: KnowledgeBase | None = None,
     web: WebSearchSettings | None = None,
 ) -> Grounding:
-    """Search evidence for each checkable claim of `answer` (at most `max_queries`
-    searches in all): the knowledge base for the first claims, then the web for
-    claims it did not cover, while searches remain."""
+    """Search evidence for each checkable claim of `answer`. Each source has its own
+    budget of `max_queries` searches: the knowledge base takes the first claims (in one
+    batch), the web the claims still without evidence, so a knowledge base never uses
+    up the web's searches. A claim no source searched is reported as skipped."""
     g = Grounding(sources=[s for s, on in (("knowledge_base", kb), ("web", web)) if on])
     g.web_own_key = web is not None and bool(web.api_key or web.api_base)
     if kb is not None and not kb.documents.filter(status=DocumentStatus.READY).exists():
         g.errors.append(f"knowledge base {kb.public_id} has no indexed documents")
     claims = checkable_claims(answer)
-    budget = max_queries
     # The knowledge base first, in one batch (one encoder pass, one configuration read).
-    searched = claims[:budget] if kb is not None else []
+    searched = claims[:max_queries] if kb is not None else []
     found = kb_search_many(tenant_id, [kb.pk], [c.text for c in searched], PER_CLAIM) if kb else []
-    budget -= len(searched)
+    web_budget = max_queries if web is not None else 0
     for n, claim in enumerate(claims):
         entry: dict[str, Any] = {
             "start": claim.start,
@@ -132,9 +141,9 @@ def gather(
             "markers": list(claim.markers),
             "evidence": False,
             "passages": [],
+            "searched": ["knowledge_base"] if n < len(searched) else [],
         }
         g.claims.append(entry)
-        asked = n < len(searched)
         for hit in found[n] if n < len(found) else []:
             if hit.similarity < MIN_SIMILARITY:
                 continue
@@ -153,26 +162,29 @@ def gather(
             )
             entry["passages"].append(index)
             entry["evidence"] = True
-        if web is not None and not entry["evidence"] and budget > 0:
-            budget -= 1
-            asked = True
-            try:
-                results = web_search(web, claim.text)
-            except WebSearchError as exc:
-                g.errors.append(str(exc))
-                g.web_failed += 1  # a failed query is not charged, so it costs nothing
-                results = []
-            else:
-                g.web_queries += 1
-                g.web_cost_usd += web.price_per_query_usd
-            for r in results[:PER_CLAIM]:
-                index = _add(
-                    g, ("web", r.url), r.content, {"kind": "web", "url": r.url, "title": r.title}
-                )
-                entry["passages"].append(index)
-                entry["evidence"] = True
-        if not asked:
+        if web is not None and not entry["evidence"] and web_budget > 0:
+            web_budget -= 1
+            entry["searched"].append("web")
+            _search_web(g, web, claim.text, entry)
+        if not entry["searched"]:
             entry["skipped"] = "max_queries reached"
     for ref in g.refs:
         ref.pop("key")
     return g
+
+
+def _search_web(g: Grounding, web: WebSearchSettings, text: str, entry: dict[str, Any]) -> None:
+    try:
+        results = web_search(web, text)
+    except WebSearchError as exc:
+        g.errors.append(str(exc))
+        g.web_error = g.web_error or str(exc)
+        g.web_failed += 1  # a failed query is not charged, so it costs nothing
+        entry["web_failed"] = True
+        return
+    g.web_queries += 1
+    g.web_cost_usd += web.price_per_query_usd
+    for r in results[:PER_CLAIM]:
+        index = _add(g, ("web", r.url), r.content, {"kind": "web", "url": r.url, "title": r.title})
+        entry["passages"].append(index)
+        entry["evidence"] = True
