@@ -16,13 +16,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from knowledge.metadata import matching_documents
 from knowledge.models import DocumentStatus, KnowledgeBase, WebSearchSettings
+from knowledge.retrieval import Hit
 from knowledge.retrieval import search_many as kb_search_many
 from knowledge.web_search import WebSearchError
 from knowledge.web_search import search as web_search
 
 from ..engine.claims import checkable_claims
 from ..engine.job_plan import JobPlan
+from ..engine.search_controls import narrowed
 from ..models import VerificationJob
 
 log = logging.getLogger(__name__)
@@ -30,6 +33,15 @@ log = logging.getLogger(__name__)
 #: A retrieved passage counts as evidence for a claim from this cosine similarity.
 MIN_SIMILARITY = 0.35
 PER_CLAIM = 3  # passages kept per claim
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """What a request may set for its own search (`VerificationJob.search`)."""
+
+    top_k: int = PER_CLAIM  # passages kept per claim
+    min_similarity: float = MIN_SIMILARITY  # the evidence threshold
+    metadata: dict[str, list[Any]] = field(default_factory=dict)  # a document filter
 
 
 @dataclass
@@ -41,6 +53,7 @@ class Grounding:
     web_queries: int = 0  # queries the provider answered (and charges)
     web_failed: int = 0
     web_error: str = ""  # the first failure's message
+    problem: str = ""  # a source that could not be searched at all (a deleted base)
     web_cost_usd: Decimal = Decimal(0)
     web_own_key: bool = False  # the tenant's own search key: reported, never billed
     errors: list[str] = field(default_factory=list)
@@ -54,6 +67,9 @@ class Grounding:
 
     def failures(self) -> str:
         """What went wrong while searching, in words ("" when nothing did)."""
+        return " ".join(s for s in (self.problem, self.web_failure()) if s)
+
+    def web_failure(self) -> str:
         if not self.web_failed:
             return ""
         asked = self.web_failed + self.web_queries
@@ -69,11 +85,12 @@ class Grounding:
             "passages": self.refs,
             "web": {
                 "queries": self.web_queries,
-                "failure": self.failures() or None,
+                "failure": self.web_failure() or None,
                 "failed": self.web_failed,
                 "cost_usd": str(self.web_cost_usd),
                 "own_key": self.web_own_key,
             },
+            "problem": self.problem or None,
             "errors": self.errors,
         }
 
@@ -104,13 +121,30 @@ def ground(job: VerificationJob, plan: JobPlan) -> Grounding | None:
     """Evidence for `job`'s answer, or None when it has a context or no source applies."""
     if job.context:
         return None
-    kb = knowledge_base_for(job, plan) if "knowledge_base" in plan.search_sources else None
+    controls = job.search or {}
+    sources, max_queries = narrowed(plan.search_sources, plan.max_queries, controls)
+    kb = knowledge_base_for(job, plan) if "knowledge_base" in sources else None
     web = None
-    if "web" in plan.search_sources:
+    if "web" in sources:
         web = WebSearchSettings.objects.filter(tenant_id=job.tenant_id).first()
-    if kb is None and web is None:
+    named = plan.policy.fact_check.knowledge_base
+    missing = kb is None and "knowledge_base" in sources and bool(named)
+    if kb is None and web is None and not missing:
         return None
-    return gather(job.tenant_id, job.response, plan.max_queries, kb, web)
+    options = SearchOptions(
+        top_k=controls.get("top_k") or PER_CLAIM,
+        min_similarity=controls.get("evidence_threshold", MIN_SIMILARITY),
+        metadata=controls.get("metadata") or {},
+    )
+    g = gather(job.tenant_id, job.response, max_queries, kb, web, options)
+    if missing:
+        # said plainly, not as "no grounding context was provided"
+        g.problem = (
+            f"The policy's default knowledge base {named!r} does not exist any more "
+            "(deleted?): choose another one in the policy."
+        )
+        g.errors.insert(0, g.problem)
+    return g
 
 
 def gather(
@@ -119,11 +153,14 @@ def gather(
     max_queries: int,
     kb: KnowledgeBase | None = None,
     web: WebSearchSettings | None = None,
+    options: SearchOptions | None = None,
 ) -> Grounding:
     """Search evidence for each checkable claim of `answer`. Each source has its own
     budget of `max_queries` searches: the knowledge base takes the first claims (in one
     batch), the web the claims still without evidence, so a knowledge base never uses
-    up the web's searches. A claim no source searched is reported as skipped."""
+    up the web's searches. A claim no source searched is reported as skipped.
+    `options`: the request's passages per claim, evidence threshold and metadata filter."""
+    options = options or SearchOptions()
     g = Grounding(sources=[s for s, on in (("knowledge_base", kb), ("web", web)) if on])
     g.web_own_key = web is not None and bool(web.api_key or web.api_base)
     if kb is not None and not kb.documents.filter(status=DocumentStatus.READY).exists():
@@ -131,7 +168,11 @@ def gather(
     claims = checkable_claims(answer)
     # The knowledge base first, in one batch (one encoder pass, one configuration read).
     searched = claims[:max_queries] if kb is not None else []
-    found = kb_search_many(tenant_id, [kb.pk], [c.text for c in searched], PER_CLAIM) if kb else []
+    found: list[list[Hit]] = []
+    if kb is not None:
+        documents = matching_documents(tenant_id, [kb.pk], options.metadata)
+        texts = [c.text for c in searched]
+        found = kb_search_many(tenant_id, [kb.pk], texts, options.top_k, documents=documents)
     web_budget = max_queries if web is not None else 0
     for n, claim in enumerate(claims):
         entry: dict[str, Any] = {
@@ -145,7 +186,7 @@ def gather(
         }
         g.claims.append(entry)
         for hit in found[n] if n < len(found) else []:
-            if hit.similarity < MIN_SIMILARITY:
+            if hit.similarity < options.min_similarity:
                 continue
             index = _add(
                 g,
@@ -165,15 +206,17 @@ def gather(
         if web is not None and not entry["evidence"] and web_budget > 0:
             web_budget -= 1
             entry["searched"].append("web")
-            _search_web(g, web, claim.text, entry)
+            _search_web(g, web, claim.text, entry, options.top_k)
         if not entry["searched"]:
-            entry["skipped"] = "max_queries reached"
+            entry["skipped"] = "max_queries reached" if kb or web else "no source to search"
     for ref in g.refs:
         ref.pop("key")
     return g
 
 
-def _search_web(g: Grounding, web: WebSearchSettings, text: str, entry: dict[str, Any]) -> None:
+def _search_web(
+    g: Grounding, web: WebSearchSettings, text: str, entry: dict[str, Any], top_k: int
+) -> None:
     try:
         results = web_search(web, text)
     except WebSearchError as exc:
@@ -184,7 +227,7 @@ def _search_web(g: Grounding, web: WebSearchSettings, text: str, entry: dict[str
         return
     g.web_queries += 1
     g.web_cost_usd += web.price_per_query_usd
-    for r in results[:PER_CLAIM]:
+    for r in results[:top_k]:
         index = _add(g, ("web", r.url), r.content, {"kind": "web", "url": r.url, "title": r.title})
         entry["passages"].append(index)
         entry["evidence"] = True
