@@ -11,6 +11,7 @@ from .views.knowledge import (
     KnowledgeBaseList,
     WebSearchView,
 )
+from .views.knowledge_search import DocumentPassages, DocumentText, KnowledgeBaseSearch
 from .views.llm_providers import LLMProviderDetail, LLMProviderList, LLMProviderTest, LLMRoles
 from .views.usage import UsageView
 from .views.verifications import VerificationDetail, VerificationFeedback, VerificationListCreate
@@ -32,6 +33,17 @@ urlpatterns = [
         DocumentDetail.as_view(),
         name="kb-document",
     ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/text",
+        DocumentText.as_view(),
+        name="kb-document-text",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/passages",
+        DocumentPassages.as_view(),
+        name="kb-document-passages",
+    ),
+    path("knowledge-bases/<str:kb_id>/search", KnowledgeBaseSearch.as_view(), name="kb-search"),
     path("web-search", WebSearchView.as_view(), name="web-search"),
     path("llm-providers", LLMProviderList.as_view(), name="llm-providers"),
     path("llm-providers/<int:pk>", LLMProviderDetail.as_view(), name="llm-provider"),

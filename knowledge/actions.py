@@ -41,6 +41,7 @@ class Upload:
     name: str
     content_type: str
     raw: bytes
+    metadata: dict | None = None  # checked (`knowledge.metadata`); None: keep / none
 
 
 def limits(tenant: Tenant) -> tuple[int, int]:
@@ -100,6 +101,7 @@ def add_document(kb: KnowledgeBase, upload: Upload) -> Document:
             size_bytes=len(upload.raw),
             sha256=hashlib.sha256(upload.raw).hexdigest(),
             raw=upload.raw,
+            metadata=upload.metadata or {},
         )
         enqueue_index(doc.pk)
     return doc
@@ -115,6 +117,8 @@ def replace_document(doc: Document, upload: Upload) -> Document:
         doc.size_bytes = len(upload.raw)
         doc.sha256 = hashlib.sha256(upload.raw).hexdigest()
         doc.raw = upload.raw
+        if upload.metadata is not None:
+            doc.metadata = upload.metadata
         doc.version += 1
         doc.status = DocumentStatus.QUEUED
         doc.error = ""
@@ -124,6 +128,13 @@ def replace_document(doc: Document, upload: Upload) -> Document:
         doc.updated_at = timezone.now()
         doc.save()
         enqueue_index(doc.pk)
+    return doc
+
+
+def set_metadata(doc: Document, metadata: dict) -> Document:
+    """Replace the document's metadata (already merged and checked by the caller)."""
+    Document.objects.filter(pk=doc.pk).update(metadata=metadata, updated_at=timezone.now())
+    doc.metadata = metadata
     return doc
 
 

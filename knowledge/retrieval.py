@@ -115,6 +115,7 @@ def _ranked(
     df: dict[str, int],
     total: int,
     limit: int,
+    documents: Sequence[uuid.UUID] | None = None,
 ) -> list[tuple[int, float]]:
     """(passage id, score) of the passages matching the claim's anchors (`_anchors`),
     best first: the score sums the inverse document frequencies of the claim's words
@@ -134,14 +135,17 @@ def _ranked(
         "SELECT p.id, p.tsv FROM knowledge_passage p WHERE p.tenant_id = %s "
         f"AND p.knowledge_base_id = %s AND p.config = '{config}' AND p.tsv @@ %s::tsquery"
     )
+    # a metadata filter's documents (`knowledge.metadata`), checked on each candidate
+    only = " AND p.document_id = ANY(%s::uuid[])" if documents is not None else ""
     parts = []
     for kb in knowledge_bases:
         earlier: list[str] = []
         for query, most in _anchors(df):
             # a passage matching an earlier part's query came with it (or its limit cut it)
             unseen = "".join(" AND NOT p.tsv @@ %s::tsquery" for _ in earlier)
-            parts.append(f"({scope}{unseen} LIMIT %s)")
-            params += [tenant_id, kb, query, *earlier, most]
+            parts.append(f"({scope}{unseen}{only} LIMIT %s)")
+            params += [tenant_id, kb, query, *earlier]
+            params += [[str(d) for d in documents], most] if documents is not None else [most]
             earlier.append(query)
     if not parts:
         return []
@@ -161,18 +165,19 @@ def candidates(
     text: str,
     limit: int = CANDIDATES,
     configs: Sequence[str] | None = None,
+    documents: Sequence[uuid.UUID] | None = None,
 ) -> list[int]:
     """Passage ids sharing content words with `text`, best first (see `_ranked`). The
     search starts from the claim's rarest words, so its cost follows how many
     passages hold those, not the size of the knowledge base."""
     terms = query_terms(text)
-    if not terms or not knowledge_bases:
+    if not terms or not knowledge_bases or (documents is not None and not documents):
         return []
     scored: list[tuple[float, int]] = []
     for config in (c for c in (configs or configs_of(knowledge_bases)) if c in _KNOWN):
         df, total = _term_stats(tenant_id, knowledge_bases, config, terms)
         if df:
-            ranked = _ranked(tenant_id, knowledge_bases, config, df, total, limit)
+            ranked = _ranked(tenant_id, knowledge_bases, config, df, total, limit, documents)
             scored += [(-score, pid) for pid, score in ranked]
     return [pid for _, pid in sorted(scored)[:limit]]
 
@@ -193,9 +198,11 @@ def search(
     text: str,
     k: int = 5,
     pool: int = CANDIDATES,
+    documents: Sequence[uuid.UUID] | None = None,
 ) -> list[Hit]:
-    """The `k` passages of the tenant's `knowledge_bases` closest to `text`."""
-    return search_many(tenant_id, knowledge_bases, [text], k, pool)[0]
+    """The `k` passages of the tenant's `knowledge_bases` closest to `text` (only in
+    `documents` when given: a metadata filter's)."""
+    return search_many(tenant_id, knowledge_bases, [text], k, pool, documents)[0]
 
 
 def search_many(
@@ -204,6 +211,7 @@ def search_many(
     texts: Sequence[str],
     k: int = 5,
     pool: int = CANDIDATES,
+    documents: Sequence[uuid.UUID] | None = None,
 ) -> list[list[Hit]]:
     """`search` for several claims: the knowledge bases' configurations are read once
     and the claims are encoded in one batch."""
@@ -212,7 +220,12 @@ def search_many(
     configs = configs_of(knowledge_bases)
     vectors = encode(list(texts))
     return [
-        _hits(tenant_id, candidates(tenant_id, knowledge_bases, text, pool, configs), vector, k)
+        _hits(
+            tenant_id,
+            candidates(tenant_id, knowledge_bases, text, pool, configs, documents),
+            vector,
+            k,
+        )
         for text, vector in zip(texts, vectors, strict=True)
     ]
 
