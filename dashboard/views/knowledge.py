@@ -12,7 +12,9 @@ from django.views.decorators.http import require_POST
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
 from knowledge.models import Document, KnowledgeBase, WebSearchSettings
+from knowledge.retrieval import search
 from tenants.audit import record
+from verification.stages.ground import MIN_SIMILARITY
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..scoping import tenant_view
@@ -42,6 +44,15 @@ class WebSearchForm(forms.ModelForm):
             except UnsafeUrl as exc:
                 raise forms.ValidationError(str(exc)) from exc
         return value
+
+
+class SearchForm(forms.Form):
+    """The search tool: what retrieval gives a claim (as `POST .../search` does)."""
+
+    q = forms.CharField(label="Claim", max_length=5000)
+    top_k = forms.IntegerField(
+        label="Passages", min_value=1, max_value=50, initial=10, required=False
+    )
 
 
 class UploadForm(forms.Form):
@@ -122,10 +133,27 @@ def base(request, scope, kb_id: str):
             messages.success(request, f"“{doc.name}” uploaded; indexing has started.")
             return redirect("dashboard:knowledge-base", kb_id=kb.public_id)  # no re-post
     documents = Document.objects.filter(knowledge_base=kb).defer("raw", "text")
+    search_form = SearchForm(request.GET if "q" in request.GET else None)
+    hits = None
+    if search_form.is_bound and search_form.is_valid():
+        hits = search(
+            scope.tenant.pk,
+            [kb.pk],
+            search_form.cleaned_data["q"],
+            k=search_form.cleaned_data["top_k"] or 10,
+        )
     return render(
         request,
         "dashboard/knowledge_base.html",
-        {"nav": "knowledge", "kb": kb, "form": form, "documents": documents.order_by("name")},
+        {
+            "nav": "knowledge",
+            "kb": kb,
+            "form": form,
+            "documents": documents.order_by("name"),
+            "search_form": search_form,
+            "hits": hits,
+            "evidence_threshold": MIN_SIMILARITY,
+        },
     )
 
 
