@@ -7,6 +7,7 @@ every pair (Postgres `@>`, GIN-indexed), and a list of values matches any of the
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Mapping, Sequence
 from itertools import product
@@ -28,6 +29,8 @@ class MetadataError(ValueError):
 
 
 def _scalar(key: str, value: Any) -> Scalar:
+    if isinstance(value, float) and not math.isfinite(value):  # JSON has no NaN (Postgres neither)
+        raise MetadataError(f"{key!r}: a number must be finite")
     if isinstance(value, bool | int | float):
         return value
     if isinstance(value, str):
