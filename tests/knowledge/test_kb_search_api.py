@@ -162,6 +162,7 @@ def test_per_request_search_controls_within_the_policy(client_a, tenant_a):
     assert bad.status_code == 400
     # within it: one query, one passage per claim
     one = _verify(client_a, knowledge_base=kb, response=answer, search={"max_queries": 1})
+    assert one["grounding"]["controls"]["max_queries"] == 1
     claims = one["grounding"]["claims"]
     assert sum(bool(c["searched"]) for c in claims) == 1
     assert sum(c.get("skipped") == "max_queries reached" for c in claims) == 2

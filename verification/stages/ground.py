@@ -54,6 +54,7 @@ class Grounding:
     web_failed: int = 0
     web_error: str = ""  # the first failure's message
     problem: str = ""  # a source that could not be searched at all (a deleted base)
+    controls: dict[str, Any] = field(default_factory=dict)  # what the search ran with
     web_cost_usd: Decimal = Decimal(0)
     web_own_key: bool = False  # the tenant's own search key: reported, never billed
     errors: list[str] = field(default_factory=list)
@@ -91,6 +92,7 @@ class Grounding:
                 "own_key": self.web_own_key,
             },
             "problem": self.problem or None,
+            "controls": self.controls,
             "errors": self.errors,
         }
 
@@ -137,6 +139,13 @@ def ground(job: VerificationJob, plan: JobPlan) -> Grounding | None:
         metadata=controls.get("metadata") or {},
     )
     g = gather(job.tenant_id, job.response, max_queries, kb, web, options)
+    g.controls = {
+        "sources": list(sources),
+        "max_queries": max_queries,
+        "top_k": options.top_k,
+        "evidence_threshold": options.min_similarity,
+        "metadata": options.metadata,
+    }
     if missing:
         # said plainly, not as "no grounding context was provided"
         g.problem = (
