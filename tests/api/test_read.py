@@ -156,6 +156,8 @@ def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, c
         "provider_cost_usd": 0.0115,
         "tenant_provider_cost_usd": 0.0,
         "price_usd": 0.054,
+        "web_search_queries": 0,
+        "web_search_cost_usd": 0.0,
         "by_mode": {
             "lightweight": {
                 "verifications": 2,
@@ -163,6 +165,8 @@ def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, c
                 "provider_cost_usd": 0.0015,
                 "tenant_provider_cost_usd": 0.0,
                 "price_usd": 0.004,
+                "web_search_queries": 0,
+                "web_search_cost_usd": 0.0,
             },
             "premium": {
                 "verifications": 1,
@@ -170,6 +174,8 @@ def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, c
                 "provider_cost_usd": 0.01,
                 "tenant_provider_cost_usd": 0.0,
                 "price_usd": 0.05,
+                "web_search_queries": 0,
+                "web_search_cost_usd": 0.0,
             },
         },
     }
