@@ -42,12 +42,12 @@ def test_an_answer_with_six_claims_still_gets_web_queries(client_a, tenant_a, fa
     # when an answer with six claims is verified (max_queries 5, the default)
     result = _verify(client_a, response=SIX_CLAIMS)
     claims = result["grounding"]["claims"]
-    # then the knowledge base searched five, and the web had its own five searches
+    # then the web had its own five searches, and the knowledge base its five
+    assert len(fake_search.requests) == 5
+    assert result["grounding"]["web"]["queries"] == 5
     assert len(claims) == 6
     assert sum("knowledge_base" in c["searched"] for c in claims) == 5
     assert sum("web" in c["searched"] for c in claims) == 5
-    assert len(fake_search.requests) == 5
-    assert result["grounding"]["web"]["queries"] == 5
     # and the one claim no source searched says so
     [skipped] = [c for c in claims if not c["searched"]]
     assert skipped["skipped"] == "max_queries reached"
