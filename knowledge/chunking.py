@@ -21,7 +21,8 @@ _SCRIPTS = {
     "greek": re.compile(r"[\u0370-\u03ff]"),
     "devanagari": re.compile(r"[\u0900-\u097f]"),
 }
-MAX_CHARS = 2000  # a "sentence" longer than this (a table, a list) is cut at whitespace
+MAX_CHARS = 2000
+SWITCH_WORDS = 40  # words a passage holds before a sentence in another script may end it  # a "sentence" longer than this (a table, a list) is cut at whitespace
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ def chunk(text: str, target_words: int = TARGET_WORDS) -> list[Chunk]:
         # CJK has no spaces: two of its characters count as about one word
         n = len(text[s:e].split()) + len(_CJK.findall(text, s, e)) // 2
         here = _script(text, s, e)
-        switched = here is not None and script is not None and here != script
+        # a menu alternating "Egypt / مصر" stays one passage; a section in another script does not
+        switched = here is not None and script not in (None, here) and words >= SWITCH_WORDS
         if start is not None and (words + n > target_words or switched):
             chunks.append(Chunk(start, end, text[start:end]))  # type: ignore[arg-type]
             start, words, script = None, 0, None
