@@ -55,3 +55,16 @@ def test_a_default_knowledge_base_deleted_later_is_said_plainly(client, owner_a,
     client.force_login(owner_a)
     page = client.get(f"/dashboard/verifications/{result['id']}/").content.decode()
     assert "does not exist any more" in page
+
+
+def test_a_default_knowledge_base_named_by_its_name_grounds_answers(tenant_a):
+    from tests.conftest import client_for
+
+    api = client_for(tenant_a.token)
+    _kb_with(api, ("tower.txt", TOWER))  # named "Facts"
+    Policy.objects.create(
+        tenant=tenant_a.tenant, document={"fact_check": {"knowledge_base": "Facts"}}
+    )
+    result = _verify(api, response="The Eiffel Tower was built in 1950.")
+    assert result["grounding"]["sources"] == ["knowledge_base"]
+    assert result["grounding"]["claims_with_evidence"] == 1

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from knowledge.ids import parse_kb_id
 from knowledge.metadata import matching_documents
 from knowledge.models import DocumentStatus, KnowledgeBase, WebSearchSettings
 from knowledge.retrieval import Hit
@@ -103,11 +104,11 @@ def knowledge_base_for(job: VerificationJob, plan: JobPlan) -> KnowledgeBase | N
     name = plan.policy.fact_check.knowledge_base
     if not name:
         return None
-    hexid = name.removeprefix("kb_")
-    try:
-        return KnowledgeBase.objects.filter(tenant_id=job.tenant_id, pk=hexid).first()
-    except ValueError:  # not a UUID: the policy names a knowledge base by name
-        return KnowledgeBase.objects.filter(tenant_id=job.tenant_id, name=name).first()
+    # by id ("kb_<hex>" or the UUID), else by name (a name is no UUID: Django would
+    # raise ValidationError on it as a primary key)
+    pk = parse_kb_id(name)
+    found = KnowledgeBase.objects.filter(tenant_id=job.tenant_id, pk=pk).first() if pk else None
+    return found or KnowledgeBase.objects.filter(tenant_id=job.tenant_id, name=name).first()
 
 
 def _add(g: Grounding, key: tuple, text: str, ref: dict[str, Any]) -> int:
