@@ -25,7 +25,7 @@ def _configs(policy: PolicyDocument) -> list[Any]:
 
 
 def allowed_sources(policy: PolicyDocument) -> set[str]:
-    sources = set(policy.fact_check.search_sources)
+    sources: set[str] = set(policy.fact_check.search_sources)
     for conf in _configs(policy):
         sources |= set(conf.search_sources or ())
     return sources
