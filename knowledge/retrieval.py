@@ -29,6 +29,9 @@ MAX_SCANNED = 3000  # passages holding a rare word scored per claim and configur
 PAIR_TERMS = 4  # the next rarest words, two of which make a passage a candidate
 PAIRS_SCANNED = 1000  # passages holding two of them scored per claim and configuration
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
+#: A retrieved passage counts as evidence for a claim from this cosine similarity
+#: (verifying, the search endpoint and the dashboard's search tool).
+MIN_SIMILARITY = 0.35
 _KNOWN = set(CONFIGS.values()) | {FALLBACK}
 
 

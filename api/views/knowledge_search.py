@@ -9,8 +9,7 @@ from rest_framework.response import Response
 
 from knowledge.metadata import MetadataError, clean_filter, matching_documents
 from knowledge.models import Document, Passage
-from knowledge.retrieval import search
-from verification.stages.ground import MIN_SIMILARITY
+from knowledge.retrieval import MIN_SIMILARITY, search
 
 from ..strict import StrictTypes
 from .knowledge import DocumentDetail, _KnowledgeView, _Pages

@@ -12,9 +12,8 @@ from django.views.decorators.http import require_POST
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
 from knowledge.models import Document, KnowledgeBase, WebSearchSettings
-from knowledge.retrieval import search
+from knowledge.retrieval import MIN_SIMILARITY, search
 from tenants.audit import record
-from verification.stages.ground import MIN_SIMILARITY
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..scoping import tenant_view

@@ -19,7 +19,7 @@ from typing import Any
 from knowledge.ids import parse_kb_id
 from knowledge.metadata import matching_documents
 from knowledge.models import DocumentStatus, KnowledgeBase, WebSearchSettings
-from knowledge.retrieval import Hit
+from knowledge.retrieval import MIN_SIMILARITY, Hit
 from knowledge.retrieval import search_many as kb_search_many
 from knowledge.web_search import WebSearchError
 from knowledge.web_search import search as web_search
@@ -31,8 +31,6 @@ from ..models import VerificationJob
 
 log = logging.getLogger(__name__)
 
-#: A retrieved passage counts as evidence for a claim from this cosine similarity.
-MIN_SIMILARITY = 0.35
 PER_CLAIM = 3  # passages kept per claim
 
 
