@@ -5,12 +5,14 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test lint fmt migrate worker web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots walkthrough-screenshots deploy-check render-chart test-faults test-security deploy-smoke deploy-images deploy-chart-check bench-load bench-throughput bench-speed
+.PHONY: install run test lint fmt migrate worker indexer web bench-accuracy bench-query-types bench-bandit train clean demo-dashboard test-browser screenshots walkthrough-screenshots deploy-check render-chart test-faults test-security deploy-smoke deploy-images deploy-chart-check bench-load bench-throughput bench-speed
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+$(VENV)/.installed: pyproject.toml constraints.txt sdk/python/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]'
+# the Python SDK, its CLI and its framework integrations (tests/sdk runs them against the server)
+	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e 'sdk/python[all]'
 # bench/detector_speed.py's baseline, without rag-fact-checker (see pyproject.toml)
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt lettucedetect
 	touch $@
@@ -46,6 +48,9 @@ web: install
 
 worker: install
 	$(VENV)/bin/celery -A workers worker -Q detect_interactive,detect,mitigate_interactive,mitigate,webhooks,maintenance -l INFO
+
+indexer: install
+	$(VENV)/bin/celery -A workers worker -Q index -c 1 -n index@%h -l INFO
 
 train: install
 	$(PY) -m verification.engine.train

@@ -17,7 +17,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from verification.actions.create import QuotaExceeded
+from verification.actions.create import BudgetExceeded, QuotaExceeded
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,8 @@ def problem_exception_handler(exc, context):
         exc = exceptions.PermissionDenied()
     elif isinstance(exc, QuotaExceeded):
         exc = QuotaExhausted(str(exc), retry_after=exc.retry_after)
+    elif isinstance(exc, BudgetExceeded):
+        exc = BudgetSpent(str(exc), retry_after=exc.retry_after)
     elif isinstance(exc, (OperationalError, InterfaceError)):
         # Postgres restarting or unreachable: a transient outage, not a bug. Answer
         # 503 + Retry-After so clients back off and retry instead of seeing a 500.
@@ -135,6 +137,15 @@ def problem_exception_handler(exc, context):
             title="Monthly quota exceeded",
             instance=instance,
         )
+    elif isinstance(exc, BudgetSpent):
+        response["Retry-After"] = str(exc.retry_after)
+        body = problem(
+            402,
+            f"{exc.detail}.",
+            slug="budget-exceeded",
+            title="Monthly budget reached",
+            instance=instance,
+        )
     elif isinstance(exc, exceptions.Throttled):
         wait = int(exc.wait or 1)
         response["Retry-After"] = str(max(1, wait))
@@ -166,6 +177,16 @@ class QuotaExhausted(exceptions.APIException):
     status_code = status.HTTP_429_TOO_MANY_REQUESTS
     default_detail = "The monthly quota is used up."
     problem_slug = "quota-exceeded"
+
+    def __init__(self, detail: str, retry_after: int):
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
+class BudgetSpent(exceptions.APIException):
+    status_code = status.HTTP_402_PAYMENT_REQUIRED
+    default_detail = "The monthly budget is spent."
+    problem_slug = "budget-exceeded"
 
     def __init__(self, detail: str, retry_after: int):
         super().__init__(detail)

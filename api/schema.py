@@ -113,6 +113,11 @@ BODY_ERRORS = {
     "413": "The body exceeds the size limit.",
     "415": "Unsupported Content-Type.",
 }
+# the requests that create verifications, which a hard monthly budget refuses
+BUDGET_ERRORS = {
+    "402": "The tenant's hard monthly budget is spent (`budget-exceeded`; `Retry-After`).",
+}
+_CREATES_JOBS = {"/v1/verifications", "/v1/chat/completions", "/v1/messages"}
 GATEWAY_ERRORS = {
     "502": "The upstream model failed.",
     "504": "The upstream model timed out.",
@@ -140,6 +145,8 @@ def document_errors(result, generator, request, public):
             errors = dict(ERRORS)
             if method in ("post", "put", "patch"):
                 errors.update(BODY_ERRORS)
+            if method == "post" and path in _CREATES_JOBS:
+                errors.update(BUDGET_ERRORS)
             gateway = _GATEWAYS.get(path)
             if gateway:
                 errors.update(GATEWAY_ERRORS)

@@ -228,7 +228,14 @@ class WebhookEndpointSerializer(StrictTypes, serializers.ModelSerializer):
         return value
 
     def validate_events(self, value: list) -> list:
-        allowed = {"verification.completed", "verification.failed"}
+        allowed = {
+            "verification.completed",
+            "verification.failed",
+            "document.ready",
+            "document.failed",
+            "quality.drift",
+            "usage.threshold",
+        }
         if not isinstance(value, list) or any(v not in allowed for v in value):
             raise serializers.ValidationError(f"events must be a list from {sorted(allowed)}.")
         return list(dict.fromkeys(value))  # each event once (also caps the list)

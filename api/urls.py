@@ -1,8 +1,13 @@
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularJSONAPIView,
+    SpectacularSwaggerView,
+)
 
 from .views.anthropic import Messages
 from .views.billing import BillingReportView
+from .views.datasets import DatasetDetail, DatasetDownload, DatasetList
 from .views.gateway import ChatCompletions
 from .views.knowledge import (
     DocumentDetail,
@@ -11,7 +16,15 @@ from .views.knowledge import (
     KnowledgeBaseList,
     WebSearchView,
 )
+from .views.knowledge_ingest import DocumentBatch
 from .views.knowledge_search import DocumentPassages, DocumentText, KnowledgeBaseSearch
+from .views.knowledge_versions import (
+    DocumentFile,
+    DocumentVersionDetail,
+    DocumentVersionFile,
+    DocumentVersionList,
+    DocumentVersionRestore,
+)
 from .views.llm_providers import LLMProviderDetail, LLMProviderList, LLMProviderTest, LLMRoles
 from .views.usage import UsageView
 from .views.verifications import VerificationDetail, VerificationFeedback, VerificationListCreate
@@ -29,6 +42,11 @@ urlpatterns = [
     path("knowledge-bases/<str:kb_id>", KnowledgeBaseDetail.as_view(), name="knowledge-base"),
     path("knowledge-bases/<str:kb_id>/documents", DocumentList.as_view(), name="kb-documents"),
     path(
+        "knowledge-bases/<str:kb_id>/documents/batch",
+        DocumentBatch.as_view(),
+        name="kb-documents-batch",
+    ),
+    path(
         "knowledge-bases/<str:kb_id>/documents/<str:doc_id>",
         DocumentDetail.as_view(),
         name="kb-document",
@@ -44,6 +62,34 @@ urlpatterns = [
         name="kb-document-passages",
     ),
     path("knowledge-bases/<str:kb_id>/search", KnowledgeBaseSearch.as_view(), name="kb-search"),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/file",
+        DocumentFile.as_view(),
+        name="kb-document-file",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/versions",
+        DocumentVersionList.as_view(),
+        name="kb-document-versions",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/versions/<int:number>",
+        DocumentVersionDetail.as_view(),
+        name="kb-document-version",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/versions/<int:number>/file",
+        DocumentVersionFile.as_view(),
+        name="kb-document-version-file",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/versions/<int:number>/restore",
+        DocumentVersionRestore.as_view(),
+        name="kb-document-version-restore",
+    ),
+    path("datasets", DatasetList.as_view(), name="datasets"),
+    path("datasets/<str:dataset_id>", DatasetDetail.as_view(), name="dataset"),
+    path("datasets/<str:dataset_id>/download", DatasetDownload.as_view(), name="dataset-download"),
     path("web-search", WebSearchView.as_view(), name="web-search"),
     path("llm-providers", LLMProviderList.as_view(), name="llm-providers"),
     path("llm-providers/<int:pk>", LLMProviderDetail.as_view(), name="llm-provider"),
@@ -64,6 +110,12 @@ urlpatterns = [
         "schema",
         SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
         name="schema",
+    ),
+    # the stable address of the schema, always JSON (the SDK's models are checked against it)
+    path(
+        "openapi.json",
+        SpectacularJSONAPIView.as_view(authentication_classes=[], permission_classes=[]),
+        name="openapi-json",
     ),
     path(
         "docs",

@@ -478,8 +478,9 @@ def main() -> int:
     parser.add_argument("--target-n", type=int, default=defaults.target_n)
     parser.add_argument("--quick", action="store_true", help="tiny n for a smoke run")
     parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument("--data-file", type=Path, default=defaults.data_file)
     parser.add_argument(
-        "--compare-to", type=Path, default=defaults.compare_to,
+        "--compare-to", default=str(defaults.compare_to or ""),
         help="model folder of the previously shipped detector ('' to skip)",
     )  # fmt: skip
     args = parser.parse_args()
@@ -492,7 +493,8 @@ def main() -> int:
         max_length=args.max_length,
         systems=[s for s in args.systems.split(",") if s],
         target_n=3 if args.quick else args.target_n,
-        compare_to=args.compare_to if args.compare_to and str(args.compare_to) else None,
+        compare_to=Path(args.compare_to) if args.compare_to else None,
+        data_file=args.data_file,
     )
     result = run_benchmark(config)
     print_summary(result)

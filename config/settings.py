@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "verification",
     "api",
     "dashboard",
+    "quality",
     "django_otp",
     "django_otp.plugins.otp_totp",
     "axes",  # after the apps whose sign-in it guards
@@ -58,6 +59,8 @@ MIDDLEWARE = [
     "config.debug_pages.NoTechnicalPagesMiddleware",
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "api.middleware.RequestIdMiddleware",
+    # one insert per authenticated API request, for the console's request log
+    "api.request_log.RequestLogMiddleware",
     "api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.headers.SecurityHeadersMiddleware",  # Permissions-Policy, no-store when private
@@ -290,6 +293,9 @@ TRUTHLENS = {
     # Fernet key(s) for secrets at rest; first encrypts, all decrypt (rotation)
     "ENCRYPTION_KEYS": env_list("TRUTHLENS_ENCRYPTION_KEYS", []),
     "PUBLIC_BASE_URL": env_str("TRUTHLENS_PUBLIC_BASE_URL", "http://127.0.0.1:8000"),
+    # the console's API request log: rows kept per tenant, and for how many days at most
+    "REQUEST_LOG_ROWS": env_int("TRUTHLENS_REQUEST_LOG_ROWS", 1000, minimum=1),
+    "REQUEST_LOG_RETENTION_DAYS": env_int("TRUTHLENS_REQUEST_LOG_RETENTION_DAYS", 30, minimum=1),
     # how long an invitation link works
     "INVITATION_TTL_HOURS": env_int("TRUTHLENS_INVITATION_TTL_HOURS", 72, minimum=1),
     # Thompson sampling seed; empty = OS entropy (production). Tests set one.

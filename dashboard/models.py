@@ -24,7 +24,13 @@ def _canonical(document: dict):
 
 class PolicyChange(models.Model):
     EDITOR, YAML_IMPORT, RESTORE = "editor", "yaml", "restore"
-    SOURCES = [(EDITOR, "policy editor"), (YAML_IMPORT, "YAML import"), (RESTORE, "restore")]
+    CALIBRATION = "calibration"  # adopted from the tenant's labels (quality app)
+    SOURCES = [
+        (EDITOR, "policy editor"),
+        (YAML_IMPORT, "YAML import"),
+        (RESTORE, "restore"),
+        (CALIBRATION, "calibration from labels"),
+    ]
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="policy_changes")
     version = models.PositiveIntegerField()

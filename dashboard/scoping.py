@@ -36,12 +36,17 @@ class Scope:
 
     user: Any
     tenant: Tenant
-    role: str  # owner | admin | viewer | staff
+    role: str  # owner | admin | reviewer | viewer | staff
     tenants: tuple[Tenant, ...]  # the tenants this user may switch to
 
     @property
     def is_staff(self) -> bool:
         return bool(self.user.is_staff)
+
+    @property
+    def can_review(self) -> bool:
+        """Owners, admins, reviewers and staff label answers in the review queue."""
+        return self.can_edit or self.role == Membership.REVIEWER
 
     @property
     def can_edit(self) -> bool:

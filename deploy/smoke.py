@@ -45,6 +45,7 @@ PORTS = {  # host networking: every process needs a port of its own
     "DETECT_METRICS_PORT": HTTP_PORT + 101,
     "MITIGATE_METRICS_PORT": HTTP_PORT + 102,
     "MAINTENANCE_METRICS_PORT": HTTP_PORT + 103,
+    "INDEX_METRICS_PORT": HTTP_PORT + 104,
 }
 EIFFEL = {
     "context": [
@@ -199,6 +200,7 @@ WORKER_PORTS = {
     "detect-worker": "DETECT_METRICS_PORT",
     "mitigate-worker": "MITIGATE_METRICS_PORT",
     "maintenance-worker": "MAINTENANCE_METRICS_PORT",
+    "index-worker": "INDEX_METRICS_PORT",
 }
 
 
@@ -335,7 +337,7 @@ def main() -> int:
         return 0
     full = not args.subset
     services = ["web", "detect-worker"] + (
-        ["mitigate-worker", "maintenance-worker", "beat"] if full else []
+        ["mitigate-worker", "maintenance-worker", "index-worker", "beat"] if full else []
     )
 
     step("dockerd ready", sh, "bash", "deploy/dockerd.sh")

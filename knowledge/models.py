@@ -51,6 +51,8 @@ class Document(models.Model):
     sha256 = models.CharField(max_length=64)
     # The uploaded file, kept until it is indexed again (a replace, a retry).
     raw = models.BinaryField()
+    #: where the index worker fetched the file from (ingestion from a URL); empty for uploads
+    source_url = models.URLField(max_length=2000, blank=True, default="")
     #: Bumped by every replace; passages of older versions are swapped out when it is indexed.
     version = models.PositiveIntegerField(default=1)
     status = models.CharField(
@@ -85,6 +87,62 @@ class Document(models.Model):
         return f"doc_{self.id.hex}"
 
 
+class VersionStatus(models.TextChoices):
+    QUEUED = "queued"
+    INDEXING = "indexing"
+    READY = "ready"
+    FAILED = "failed"
+    #: a newer version was uploaded before this one was indexed; it was never served
+    SUPERSEDED = "superseded"
+
+
+class DocumentVersion(models.Model):
+    """One upload of a document (the first, a replacement, a restore), kept as its history.
+
+    Indexing works on a version; the document row holds the version it serves, which
+    changes only when a newer version is ready (in the transaction that swaps the
+    passages). A version that fails stays here with its error; the document keeps
+    serving the one before.
+    """
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="versions")
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    number = models.PositiveIntegerField()
+    name = models.CharField(max_length=255)
+    content_type = models.CharField(max_length=100)
+    size_bytes = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    raw = models.BinaryField()
+    #: fetched by the index worker from here (empty `raw` until then); empty for uploads
+    source_url = models.URLField(max_length=2000, blank=True, default="")
+    status = models.CharField(
+        max_length=16, choices=VersionStatus.choices, default=VersionStatus.QUEUED
+    )
+    error = models.TextField(blank=True, default="")
+    text = models.TextField(blank=True, default="")
+    language = models.CharField(max_length=8, blank=True, default="")
+    #: said when indexed (`Document.warnings`), copied to the document when this version is served
+    warnings = models.JSONField(default=list, blank=True)
+    passages_total = models.PositiveIntegerField(default=0)
+    passages_done = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    #: the version whose bytes a restore copied
+    restored_from = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    indexed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["document", "number"], name="uniq_doc_version")
+        ]
+        indexes = [models.Index(fields=["status", "lease_expires_at"], name="docver_status_lease")]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} v{self.number}"
+
+
 class Passage(models.Model):
     """A chunk of a document's extracted text, with its offsets in that text."""
 
@@ -101,6 +159,9 @@ class Passage(models.Model):
     config = models.CharField(max_length=32, default="simple")
     tsv = SearchVectorField(null=True)
     embedding = models.BinaryField()  # float32, unit length (the MiniLM encoder)
+    #: where the passage starts in the original file: {"page": 3} (PDF) or
+    #: {"headings": ["Install", "On Linux"]} (Markdown, HTML); empty when the format has neither
+    location = models.JSONField(default=dict, blank=True)
 
     class Meta:
         indexes = [

@@ -18,13 +18,14 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
-from .models import Document, DocumentStatus
+from .models import DocumentVersion, VersionStatus
 
 log = logging.getLogger(__name__)
 
 TASK_INDEX = "truthlens.index_document"
-#: Indexing embeds passages with the MiniLM encoder: the model-bearing detect workers run it.
-QUEUE_INDEX = "detect"
+#: Indexing has its own queue and workers (`-Q index`): a large upload neither waits behind
+#: verifications nor delays them.
+QUEUE_INDEX = "index"
 STALE_QUEUED = timedelta(seconds=30)
 
 
@@ -43,14 +44,20 @@ def enqueue_index(doc_id: uuid.UUID) -> None:
 
 
 def sweep_documents(limit: int = 200) -> int:
-    """Re-send documents queued for a while or whose indexing lease expired."""
+    """Re-send documents with a version queued for a while or whose indexing lease expired."""
     now = timezone.now()
-    stuck = Document.objects.filter(
-        Q(status=DocumentStatus.QUEUED, updated_at__lt=now - STALE_QUEUED)
-        | Q(status=DocumentStatus.INDEXING, lease_expires_at__lt=now)
-    ).values_list("pk", flat=True)[:limit]
+    stuck = (
+        DocumentVersion.objects.filter(
+            Q(status=VersionStatus.QUEUED, updated_at__lt=now - STALE_QUEUED)
+            | Q(status=VersionStatus.INDEXING, lease_expires_at__lt=now)
+        )
+        .values_list("document_id", flat=True)
+        .distinct()[:limit]
+    )
     sent = 0
     for pk in stuck:
-        Document.objects.filter(pk=pk, status=DocumentStatus.QUEUED).update(updated_at=now)
+        DocumentVersion.objects.filter(document_id=pk, status=VersionStatus.QUEUED).update(
+            updated_at=now
+        )
         sent += send_index(pk)
     return sent

@@ -45,6 +45,8 @@ class Hit:
     start: int  # offsets of the passage in its document's extracted text
     end: int
     similarity: float  # cosine with the claim, from the encoder
+    version: int = 1  # the document version the passage was indexed from
+    location: dict | None = None  # page or heading path in the original file (Passage.location)
 
 
 def configs_of(knowledge_bases: Sequence[uuid.UUID]) -> list[str]:
@@ -241,7 +243,17 @@ def _hits(tenant_id: int, ids: list[int], vector: np.ndarray, k: int) -> list[Hi
         r.id: r
         for r in Passage.objects.filter(pk__in=ids, tenant_id=tenant_id)
         .select_related("document")
-        .only("id", "text", "start", "end", "embedding", "knowledge_base_id", "document__name")
+        .only(
+            "id",
+            "text",
+            "start",
+            "end",
+            "embedding",
+            "knowledge_base_id",
+            "version",
+            "location",
+            "document__name",
+        )
     }
     rows = [by_id[pid] for pid in ids if pid in by_id]  # full-text rank order
     matrix = np.stack([np.frombuffer(bytes(r.embedding), dtype=np.float32) for r in rows])
@@ -256,6 +268,8 @@ def _hits(tenant_id: int, ids: list[int], vector: np.ndarray, k: int) -> list[Hi
             start=rows[i].start,
             end=rows[i].end,
             similarity=float(similarity[i]),
+            version=rows[i].version,
+            location=rows[i].location or None,
         )
         for i in fuse(similarity)[:k]
     ]

@@ -53,6 +53,7 @@ QUEUES = (
     "mitigate",
     "webhooks",
     "maintenance",
+    "index",
 )
 
 

@@ -32,6 +32,9 @@ class AuditEvent(models.Model):
     action = models.CharField(max_length=64)
     target_type = models.CharField(max_length=64, blank=True, default="")
     target_id = models.CharField(max_length=64, blank=True, default="")
+    # The target as people know it ("tl_ab12cd34_… (ci)", an e-mail, a URL), kept as it was
+    # named then; events written before it was kept show type and id instead.
+    target_name = models.CharField(max_length=200, blank=True, default="")
     details = models.JSONField(default=dict, blank=True)
     ip = models.GenericIPAddressField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -49,6 +52,23 @@ class AuditEvent(models.Model):
     @property
     def actor(self) -> str:
         return self.actor_name or "system"
+
+
+def name_of(target: models.Model) -> str:
+    """How the audit log names a target: by what people call it, not its database id."""
+    model = target._meta.model_name
+    if model == "apikey":
+        label = f"tl_{target.prefix}_…"
+        return f"{label} ({target.name})" if target.name else label
+    if model == "membership":
+        return target.user.get_username()
+    if model == "policy":
+        return f"policy v{target.version}"
+    for attribute in ("name", "email", "url"):
+        value = getattr(target, attribute, "")
+        if isinstance(value, str) and value:
+            return value
+    return str(target)
 
 
 def _actor(request) -> tuple[Any, str, str]:
@@ -100,10 +120,11 @@ def record(
     if tenant is None:
         raise ValueError(f"audit event {action!r} has no tenant")
     user, prefix, name = _actor(request)
-    target_type = target_id = ""
+    target_type = target_id = target_name = ""
     if target is not None:
         target_type = target._meta.model_name or ""
         target_id = str(getattr(target, "public_id", None) or target.pk or "")
+        target_name = name_of(target)
     return AuditEvent.objects.create(
         tenant=tenant,
         actor_user=user,
@@ -112,6 +133,7 @@ def record(
         action=action,
         target_type=target_type,
         target_id=target_id[:64],
+        target_name=target_name[:200],
         details=details or {},
         ip=client_ip(request),
     )

@@ -81,6 +81,22 @@ class Invitation(models.Model):
             .first()
         )
 
+    def renew(self) -> str | None:
+        """A fresh token (and a full time to live) for a pending invitation: the link sent
+        before stops working. None when the invitation is no longer pending."""
+        token = secrets.token_urlsafe(32)
+        ttl = timedelta(hours=settings.TRUTHLENS["INVITATION_TTL_HOURS"])
+        expires = timezone.now() + ttl
+        renewed = (
+            Invitation.objects.pending()
+            .filter(pk=self.pk)
+            .update(token_hash=hash_token(token), expires_at=expires)
+        )
+        if not renewed:
+            return None
+        self.token_hash, self.expires_at = hash_token(token), expires
+        return token
+
     def revoke(self) -> None:
         if self.revoked_at is None and self.accepted_at is None:
             self.revoked_at = timezone.now()

@@ -17,7 +17,7 @@ from django.utils import timezone
 from .invitations import Invitation
 from .models import Membership, Plan, Tenant
 
-RANK = {Membership.VIEWER: 0, Membership.ADMIN: 1, Membership.OWNER: 2}
+RANK = {Membership.VIEWER: 0, Membership.REVIEWER: 1, Membership.ADMIN: 2, Membership.OWNER: 3}
 
 
 class MemberError(Exception):

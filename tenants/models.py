@@ -39,6 +39,9 @@ class Plan(models.Model):
     """Prices and limits a tenant buys (DESIGN §7)."""
 
     name = models.SlugField(unique=True)
+    # Shown to every tenant on the billing page; an internal plan (a trial, a deal for one
+    # customer, staff test plans) is shown only to staff and to the tenants on it.
+    is_public = models.BooleanField(default=False)
     rate_limit = models.CharField(
         max_length=32, default="600/min", help_text="<n>/<sec|min|hour|day>"
     )
@@ -59,6 +62,9 @@ class Plan(models.Model):
     kb_max_document_bytes = models.PositiveIntegerField(
         default=10 * 1024 * 1024, help_text="bytes per uploaded document"
     )
+    # Labelled datasets (quality app): how many, and how many rows each.
+    max_datasets = models.PositiveIntegerField(default=50, help_text="dataset versions per tenant")
+    max_dataset_rows = models.PositiveIntegerField(default=5000, help_text="rows per dataset")
     search_price_markup = models.DecimalField(
         max_digits=6,
         decimal_places=3,
@@ -81,6 +87,10 @@ class Tenant(models.Model):
     # The model a job refines with, and the gateway calls, when none is named: always one
     # of the tenant's providers' models (`tenants.llm_providers`); empty while it has none.
     default_model = models.CharField(max_length=200, blank=True, default="")
+    # What the tenant means to spend a month (our price, USD); none = no budget. A hard
+    # budget refuses new verifications (402) once reached; a soft one only alerts.
+    monthly_budget_usd = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    budget_hard = models.BooleanField(default=False)
 
     def __str__(self) -> str:
         return self.slug
@@ -147,7 +157,9 @@ class ApiKey(models.Model):
 
 class Membership(models.Model):
     OWNER, ADMIN, VIEWER = "owner", "admin", "viewer"
-    ROLES = [(OWNER, "owner"), (ADMIN, "admin"), (VIEWER, "viewer")]
+    # Reads like a viewer, and labels answers in the review queue (quality app).
+    REVIEWER = "reviewer"
+    ROLES = [(OWNER, "owner"), (ADMIN, "admin"), (REVIEWER, "reviewer"), (VIEWER, "viewer")]
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
@@ -233,3 +245,4 @@ class WebhookEndpoint(models.Model):
 from .audit import AuditEvent  # noqa: E402, F401
 from .invitations import Invitation  # noqa: E402, F401
 from .llm_providers import LLMProvider  # noqa: E402, F401
+from .request_log import RequestLogEntry  # noqa: E402, F401

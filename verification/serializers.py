@@ -17,8 +17,20 @@ class DocumentLocationSerializer(serializers.Serializer):
     knowledge_base = serializers.CharField()
     document = serializers.CharField()
     document_name = serializers.CharField()
+    version = serializers.IntegerField(
+        required=False, help_text="the document version the evidence was indexed from"
+    )
     start = serializers.IntegerField()
     end = serializers.IntegerField()
+    page = serializers.IntegerField(required=False, help_text="PDF page (1-based) of the evidence")
+    slide = serializers.IntegerField(required=False, help_text="PPTX slide (1-based)")
+    row = serializers.IntegerField(required=False, help_text="CSV row (1-based, the header is 1)")
+    json_path = serializers.CharField(required=False, help_text="JSON top-level key or item")
+    headings = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Markdown or HTML heading path above it, outermost first",
+    )
 
 
 class EvidenceSerializer(serializers.Serializer):
@@ -28,6 +40,18 @@ class EvidenceSerializer(serializers.Serializer):
     text = serializers.CharField()
     document = DocumentLocationSerializer(required=False)
     url = serializers.CharField(required=False)
+
+
+def evidence_place(passage_location: dict, offset: int) -> dict:
+    """The location (page, slide, heading path …) of `offset` in a passage (`Passage.location`)."""
+    within = passage_location.get("within")
+    if not within:
+        return {k: v for k, v in passage_location.items() if not k.endswith("_end")}
+    found: dict = {}
+    for start, loc in within:
+        if start <= offset:
+            found = loc
+    return dict(found)
 
 
 class SpanSerializer(serializers.ModelSerializer):
@@ -69,6 +93,11 @@ class SpanSerializer(serializers.ModelSerializer):
                     "start": offset + (span.evidence_start or 0),
                     "end": offset + (span.evidence_end or 0),
                 }
+                if "document_version" in ref:
+                    location["document"]["version"] = ref["document_version"]
+                location["document"].update(
+                    evidence_place(ref.get("location") or {}, span.evidence_start or 0)
+                )
             elif ref.get("kind") == "web":
                 location["url"] = ref["url"]
         return location
@@ -98,6 +127,11 @@ class VerificationSerializer(serializers.ModelSerializer):
         "`warning` holds only the policy's text for the end user",
     )
     metadata = serializers.JSONField()
+    score_calibration = serializers.SerializerMethodField(
+        help_text="whether `score` went through a calibration fitted from your labels, "
+        'and from which dataset version: {"calibrated": true, "method": "isotonic", '
+        '"dataset": "support", "dataset_version": 3}'
+    )
 
     class Meta:
         model = VerificationJob
@@ -112,6 +146,7 @@ class VerificationSerializer(serializers.ModelSerializer):
             "mode",
             "mode_source",
             "score",
+            "score_calibration",
             "model_score",
             "final_score",
             "threshold",
@@ -139,6 +174,9 @@ class VerificationSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     @extend_schema_field(SpanSerializer(many=True))
+    def get_score_calibration(self, job: VerificationJob) -> dict[str, Any]:
+        return job.score_calibration or {"calibrated": False}
+
     def get_spans(self, job: VerificationJob) -> list[dict[str, Any]]:
         spans = [s for s in job.spans.all() if s.iteration == 0]
         return SpanSerializer(spans, many=True, context={"grounding": job.grounding}).data

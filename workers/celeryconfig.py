@@ -53,6 +53,9 @@ CELERY_TASK_QUEUES = (
     Queue("mitigate"),
     Queue("webhooks"),
     Queue("maintenance"),
+    # Knowledge-base indexing: its own workers, so a large upload neither waits behind
+    # verifications nor holds a detect process while they wait.
+    Queue("index"),
 )
 CELERY_TASK_DEFAULT_QUEUE = "maintenance"
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 600, minimum=1)
@@ -65,9 +68,21 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _SWEEP,
         "options": {"expires": _SWEEP, "queue": "maintenance"},
     },
+    # the request log's trim (and the usage alerts) need not run as often as the sweeper
+    "console-housekeeping": {
+        "task": "truthlens.console_housekeeping",
+        "schedule": 60.0,
+        "options": {"expires": 60.0, "queue": "maintenance"},
+    },
     "dispatch-due-webhooks": {
         "task": "truthlens.dispatch_webhooks",
         "schedule": _SWEEP,
         "options": {"expires": _SWEEP, "queue": "maintenance"},
+    },
+    # quality.drift alerts (quality/drift.py): once a week at most per tenant
+    "check-label-drift": {
+        "task": "truthlens.check_drift",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0, "queue": "maintenance"},
     },
 }

@@ -88,12 +88,28 @@ def _preload_models(**kwargs):
     """Load the detector and query classifier when a pool process starts, not on its first job."""
     if not settings.TRUTHLENS["PRELOAD_MODELS"]:
         return
-    # The engine's models load torch; only pool processes that preload need them now.
-    from verification.engine.query_types import default_classifier
-    from verification.tenant_config import service_detector
-
+    queues = consumed_queues()
     try:
-        service_detector()
-        default_classifier()
+        if queues & INDEX_QUEUES:  # kept loaded for every document this process indexes
+            from knowledge.encoder import encode
+
+            encode(["warm up"])
+        if not queues or queues - INDEX_QUEUES:  # the detector only where jobs run
+            # The engine's models load torch; only pool processes that preload need them now.
+            from verification.engine.query_types import default_classifier
+            from verification.tenant_config import service_detector
+
+            service_detector()
+            default_classifier()
     except Exception:  # a task will load (and report) it again
         log.exception("preloading models failed")
+
+
+INDEX_QUEUES = {"index"}
+
+
+def consumed_queues() -> set[str]:
+    """The queues this worker reads (its `-Q`); empty when it reads every queue."""
+    from celery import current_app
+
+    return set(current_app.amqp.queues.consume_from or ())

@@ -7,7 +7,7 @@ import json
 from django.conf import settings
 from django.db.models import Count
 from django.http import Http404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import parsers, serializers, status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
 from knowledge.metadata import MetadataError, clean_metadata, merge_metadata
-from knowledge.models import Document, KnowledgeBase, WebSearchSettings
+from knowledge.models import Document, DocumentVersion, KnowledgeBase, WebSearchSettings
 from tenants.audit import record
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
@@ -58,12 +58,50 @@ class DocumentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Document
         fields = [
-            "id", "knowledge_base", "name", "content_type", "size_bytes", "sha256", "version",
+            "id", "knowledge_base", "name", "source_url", "content_type", "size_bytes", "sha256",
+            "version",
             "status", "error", "language", "warnings", "metadata", "passages_total",
             "passages_done", "progress",
-            "created_at", "updated_at", "indexed_at",
+            "replacement", "created_at", "updated_at", "indexed_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+    replacement = serializers.SerializerMethodField()
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "nullable": True,
+            "properties": {
+                "version": {"type": "integer"},
+                "status": {"type": "string"},
+                "error": {"type": "string"},
+                "progress": {"type": "number"},
+                "name": {"type": "string"},
+            },
+        }
+    )
+    def get_replacement(self, doc: Document) -> dict | None:
+        """The newest upload above the served version (queued, indexing, failed or
+        superseded): the served version stays until it is ready; null when none."""
+        if doc.indexed_at is None:
+            return None
+        newer = (
+            DocumentVersion.objects.filter(document=doc, number__gt=doc.version)
+            .only("number", "status", "error", "name", "passages_done", "passages_total")
+            .order_by("-number")
+            .first()
+        )
+        if newer is None:
+            return None
+        total = newer.passages_total
+        return {
+            "version": newer.number,
+            "status": newer.status,
+            "error": newer.error,
+            "progress": round(newer.passages_done / total, 3) if total else 0.0,
+            "name": newer.name,
+        }
 
     def get_knowledge_base(self, doc: Document) -> str:
         return f"kb_{doc.knowledge_base_id.hex}"
@@ -76,9 +114,16 @@ class DocumentSerializer(serializers.ModelSerializer):
 
 
 class DocumentUploadSerializer(StrictTypes, serializers.Serializer):
-    """Multipart `file` (its name and type), or JSON `name` + `content` (text formats)."""
+    """Multipart `file` (its name and type), JSON `name` + `content` (text formats), or
+    `url` (fetched by the index worker; a document upload only, not a replacement)."""
 
     file = serializers.FileField(required=False)
+    url = serializers.URLField(
+        required=False,
+        max_length=2000,
+        help_text="fetch the document from this http(s) URL (checked against internal "
+        "addresses when saved and when fetched; redirects are not followed)",
+    )
     name = serializers.CharField(required=False, max_length=255)
     content = serializers.CharField(required=False, trim_whitespace=False)
     content_type = serializers.CharField(required=False, max_length=100, default="text/plain")
@@ -90,7 +135,19 @@ class DocumentUploadSerializer(StrictTypes, serializers.Serializer):
     def validate_metadata(self, value):
         return _metadata(value)
 
+    on_duplicate = serializers.ChoiceField(
+        choices=actions.ON_DUPLICATE,
+        required=False,
+        help_text="a file whose bytes (SHA-256) a document of this knowledge base already has: "
+        "`existing` (default) answers 200 with that document, `refuse` answers 409, `allow` "
+        "stores another copy; also a query parameter",
+    )
+
     def validate(self, attrs):
+        if attrs.get("url"):
+            if attrs.get("file") is not None or "content" in attrs:
+                raise ValidationError({"url": "send a url, or a file, or content: one of them."})
+            return attrs
         if attrs.get("file") is None and "content" not in attrs:
             raise ValidationError({"file": "upload a file, or send name and content."})
         if attrs.get("file") is None and not attrs.get("name"):
@@ -131,11 +188,33 @@ class DocumentPatchSerializer(StrictTypes, serializers.Serializer):
 
 
 def _refuse(exc: Exception):
+    if isinstance(exc, actions.WrongSignature):
+        return UnsupportedMediaType(str(exc))
     if isinstance(exc, actions.LimitExceeded):
         return LimitRefused(str(exc), exc.status)
     if isinstance(exc, actions.DuplicateName):
         return Conflict(str(exc))
     return ValidationError({"file": [str(exc)]})
+
+
+class UnsupportedMediaType(APIException):
+    """The file's bytes are not the format it was sent as (its signature says otherwise)."""
+
+    status_code = status.HTTP_415_UNSUPPORTED_MEDIA_TYPE
+    default_code = "unsupported_media_type"
+    problem_slug = "unsupported-media-type"
+
+
+class DuplicateDocument(Conflict):
+    problem_slug = "duplicate-document"
+
+
+def on_duplicate(request, data: dict) -> str:
+    """The upload's `on_duplicate` (body field, else query parameter, else "existing")."""
+    chosen = data.get("on_duplicate") or request.query_params.get("on_duplicate") or "existing"
+    if chosen not in actions.ON_DUPLICATE:
+        raise ValidationError({"on_duplicate": [f"one of {', '.join(actions.ON_DUPLICATE)}"]})
+    return chosen
 
 
 class _Pages(StrictLimitOffsetPagination):
@@ -147,11 +226,50 @@ def _accept_upload(request, store, action: str) -> Response:
     """Validate the upload, `store(upload)` it (an action), answer 202 or a clear 4xx."""
     data = DocumentUploadSerializer(data=request.data)
     data.is_valid(raise_exception=True)
+    if data.validated_data.get("url"):
+        raise ValidationError({"url": ["a replacement is uploaded (file or content), not a url"]})
     try:
-        doc = store(data.upload())
+        stored = store(data.upload(), on_duplicate(request, data.validated_data))
     except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
         raise _refuse(exc) from exc
-    record(request, action, doc, details={"name": doc.name, "version": doc.version})
+    except actions.DuplicateFile as exc:
+        if on_duplicate(request, data.validated_data) == "refuse":
+            raise DuplicateDocument(
+                f"{exc}; send on_duplicate=allow to store another copy"
+            ) from exc
+        existing = DocumentSerializer(exc.existing).data
+        return Response(
+            existing, status=status.HTTP_200_OK, headers={"X-Duplicate-Of": existing["id"]}
+        )
+    doc = Document.objects.defer("raw", "text").get(
+        pk=stored.document_id if isinstance(stored, DocumentVersion) else stored.pk
+    )
+    version = stored.number if isinstance(stored, DocumentVersion) else doc.version
+    record(request, action, doc, details={"name": doc.name, "version": version})
+    return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
+
+
+def _accept_url(request, kb: KnowledgeBase) -> Response:
+    """A document to fetch from a URL: 202 once the URL passed the address guard."""
+    data = DocumentUploadSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    try:
+        doc = actions.add_from_url(
+            kb,
+            data.validated_data["url"],
+            data.validated_data.get("name", ""),
+            metadata=data.validated_data.get("metadata"),
+        )
+    except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
+        if isinstance(exc, actions.UnsupportedFormat):
+            raise ValidationError({"url": [str(exc)]}) from exc
+        raise _refuse(exc) from exc
+    record(
+        request,
+        "document.created",
+        doc,
+        details={"name": doc.name, "version": 1, "source_url": doc.source_url},
+    )
     return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -233,15 +351,25 @@ class DocumentList(_KnowledgeView):
         request=DocumentUploadSerializer,
         responses={
             202: DocumentSerializer,
+            200: OpenApiResponse(
+                DocumentSerializer,
+                description="on_duplicate=existing: the document that already has these bytes",
+            ),
             400: OpenApiResponse(description="unsupported or empty file"),
             403: OpenApiResponse(description="the plan's document count is reached"),
+            409: OpenApiResponse(description="on_duplicate=refuse: the file is already there"),
             413: OpenApiResponse(description="the document is over the plan's size limit"),
+            415: OpenApiResponse(description="the file's content is not the type it was sent as"),
         },
     )
     def post(self, request, kb_id: str):
         kb = self.get_kb(kb_id)
+        if request.data.get("url"):
+            return _accept_url(request, kb)
         return _accept_upload(
-            request, lambda upload: actions.add_document(kb, upload), "document.created"
+            request,
+            lambda upload, dup: actions.add_document(kb, upload, on_duplicate=dup),
+            "document.created",
         )
 
 
@@ -271,7 +399,9 @@ class DocumentDetail(_KnowledgeView):
     def put(self, request, kb_id: str, doc_id: str):
         doc = self.get_doc(kb_id, doc_id)
         return _accept_upload(
-            request, lambda upload: actions.replace_document(doc, upload), "document.replaced"
+            request,
+            lambda upload, dup: actions.replace_document(doc, upload),
+            "document.replaced",
         )
 
     @extend_schema(request=DocumentPatchSerializer, responses={200: DocumentSerializer})

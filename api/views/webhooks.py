@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -61,7 +62,12 @@ class WebhookEndpointRotate(WebhookEndpointDetail):
     @extend_schema(request=None, responses={200: WebhookEndpointSerializer})
     def post(self, request, pk: int):
         endpoint = self.get_object()
-        secret = endpoint.set_new_secret()
-        endpoint.save(update_fields=["secret_encrypted"])
+        # the old secret keeps signing beside the new one for the overlap window (README)
+        secret = endpoint.rotate_secret(settings.TRUTHLENS["WEBHOOK_SECRET_OVERLAP_SECONDS"])
+        endpoint.save(
+            update_fields=[
+                "secret_encrypted", "previous_secret_encrypted", "previous_secret_expires_at"
+            ]
+        )  # fmt: skip
         record(request, "webhook.secret_rotated", endpoint, details={"url": endpoint.url})
         return Response({**WebhookEndpointSerializer(endpoint).data, "secret": secret})

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse, JsonResponse
-from django.shortcuts import render
+from decimal import Decimal
 
+from django import forms
+from django.contrib import messages
+from django.db.models import Q
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from tenants.audit import record
 from tenants.models import Plan, Tenant
 from verification.billing.report import (
     all_tenants_revenue,
@@ -20,8 +27,41 @@ from ..daterange import parse_month
 from ..scoping import tenant_view
 
 
+def _plans_for(scope):
+    """Staff see every plan; a tenant sees the public ones and its own."""
+    plans = Plan.objects.order_by("name")
+    if scope.is_staff:
+        return plans
+    return plans.filter(Q(is_public=True) | Q(pk=scope.tenant.plan_id))
+
+
+class BudgetForm(forms.Form):
+    monthly_budget_usd = forms.DecimalField(
+        label="Monthly budget (USD)",
+        required=False,
+        min_value=Decimal("0.01"),
+        max_value=Decimal("9999999999.99"),
+        decimal_places=2,
+        help_text="Empty: no budget. Alerts at 80 % and 100 % by e-mail and webhook.",
+    )
+    budget_hard = forms.TypedChoiceField(
+        label="When it is reached",
+        choices=[("false", "soft: alert only"), ("true", "hard: refuse new verifications (402)")],
+        coerce=lambda v: v == "true",
+        initial="false",
+    )
+
+
+def _budget_form(tenant, data=None) -> BudgetForm:
+    initial = {
+        "monthly_budget_usd": tenant.monthly_budget_usd,
+        "budget_hard": "true" if tenant.budget_hard else "false",
+    }
+    return BudgetForm(data, initial=initial)
+
+
 @tenant_view
-def billing(request, scope, month: str | None = None):
+def billing(request, scope, month: str | None = None, budget_form: BudgetForm | None = None):
     # A bad month (garbage, 9999-12) shows this month's report with the error.
     month, errors = parse_month(month or request.GET.get("month"), current_month())
     report = monthly_report(scope.tenant, month)
@@ -31,13 +71,42 @@ def billing(request, scope, month: str | None = None):
         {
             "nav": "billing",
             "report": report,
-            "plans": Plan.objects.order_by("name"),
+            "plans": _plans_for(scope),
             "tenant_plan": scope.tenant.plan_id,
             "previous": shift_month(month, -1),
             "next": shift_month(month, 1),
             "month_errors": errors,
+            "budget_form": budget_form or _budget_form(scope.tenant),
         },
+        status=400 if budget_form is not None else 200,
     )
+
+
+@require_POST
+@tenant_view(edit=True)
+def budget(request, scope):
+    form = _budget_form(scope.tenant, request.POST)
+    if not form.is_valid():
+        return billing(request, budget_form=form)
+    tenant = scope.tenant
+    old = (tenant.monthly_budget_usd, tenant.budget_hard)
+    tenant.monthly_budget_usd = form.cleaned_data["monthly_budget_usd"]
+    tenant.budget_hard = (
+        bool(form.cleaned_data["budget_hard"]) and tenant.monthly_budget_usd is not None
+    )
+    tenant.save(update_fields=["monthly_budget_usd", "budget_hard"])
+    if old != (tenant.monthly_budget_usd, tenant.budget_hard):
+        record(
+            request,
+            "budget.changed",
+            tenant,
+            details={
+                "monthly_budget_usd": str(tenant.monthly_budget_usd or ""),
+                "hard": tenant.budget_hard,
+            },
+        )
+    messages.success(request, "Budget saved.")
+    return redirect("dashboard:billing")
 
 
 def _export_error(errors: list[str], as_json: bool) -> HttpResponse:

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from verification.actions.feedback import record_feedback
 from verification.models import Feedback, UsageRecord, VerificationJob
+from verification.serializers import evidence_place
 
 from .. import job_detail
 from ..answer_coverage import answer_coverage, split_answer
@@ -79,13 +80,30 @@ def _link_spans(job: VerificationJob, spans: list) -> None:
             url = reverse(
                 "dashboard:knowledge-document", args=[ref["knowledge_base"], ref["document"]]
             )
-            span.source_link = f"{url}?start={start}&end={end}#evidence"
-            span.source_name = ref["document_name"]
+            version = ref.get("document_version")
+            cited = f"&version={version}" if version else ""
+            span.source_link = f"{url}?start={start}&end={end}{cited}#evidence"
+            span.source_name = ref["document_name"] + _place(
+                evidence_place(ref.get("location") or {}, span.evidence_start or 0)
+            )
         elif ref.get("kind") == "web" and str(ref.get("url", "")).startswith(
             ("https://", "http://")
         ):
             # a search provider's URL: linked only when it is a web address (no javascript:)
             span.source_link, span.source_name = ref["url"], ref.get("title") or ref["url"]
+
+
+def _place(where: dict) -> str:
+    """ ", page 2" / ", slide 3" / ", Guide › Paris": where the evidence sits in the file."""
+    if "page" in where:
+        return f", page {where['page']}"
+    if "slide" in where:
+        return f", slide {where['slide']}"
+    if where.get("headings"):
+        return ", " + " › ".join(where["headings"])
+    if "row" in where:
+        return f", row {where['row']}"
+    return ""
 
 
 @tenant_view(edit=True)

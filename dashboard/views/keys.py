@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from tenants.audit import record
 from tenants.models import ApiKey
 
-from .. import one_time
+from .. import one_time, quickstart
 from ..scoping import tenant_view
 
 KIND = "api-key"
@@ -34,15 +34,29 @@ def keys(request, scope):
             scope.tenant, name=form.cleaned_data["name"], scope=form.cleaned_data["scope"]
         )
         record(request, "api_key.created", key, details={"prefix": key.prefix, "scope": key.scope})
-        one_time.keep(request, KIND, token, scope.tenant.pk)
+        one_time.keep(request, KIND, token, scope.tenant.pk, prefix=key.prefix)
         return one_time.see_other(reverse("dashboard:keys"))
     shown = one_time.take(request, KIND, scope.tenant.pk) if request.method == "GET" else None
     token = shown["secret"] if shown else None
     listing = scope.filter(ApiKey.objects.all()).order_by("revoked_at", "-created_at")
+    # the quickstart names the key just created, else the newest active one (by prefix only)
+    prefix = shown.get("prefix", "") if shown else ""
+    if not prefix:
+        newest = listing.filter(revoked_at__isnull=True).order_by("-created_at").first()
+        prefix = newest.prefix if newest else ""
+    tabs = quickstart.tabs(prefix, scope.tenant.default_model) if prefix else []
     response = render(
         request,
         "dashboard/keys.html",
-        {"nav": "keys", "form": form, "keys": listing, "token": token},
+        {
+            "nav": "keys",
+            "form": form,
+            "keys": listing,
+            "token": token,
+            "quickstart": tabs,
+            "quickstart_prefix": prefix,
+            "env_var": quickstart.ENV_VAR,
+        },
     )
     return one_time.no_store(response) if token else response
 

@@ -6,12 +6,13 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.db.models import Count
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
-from knowledge.models import Document, KnowledgeBase, WebSearchSettings
+from knowledge.models import Document, DocumentVersion, KnowledgeBase, WebSearchSettings
 from knowledge.retrieval import MIN_SIMILARITY, search
 from tenants.audit import record
 from verification.webhooks.urlguard import UnsafeUrl, check_url
@@ -119,9 +120,12 @@ def base(request, scope, kb_id: str):
     if request.method == "POST" and scope.can_edit and form.is_valid():
         f = form.cleaned_data["file"]
         try:
-            doc = actions.add_document(kb, actions.Upload(f.name, f.content_type or "", f.read()))
+            upload = actions.Upload(f.name, f.content_type or "", f.read())
+            doc = actions.add_document(kb, upload, on_duplicate="refuse")
         except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
             form.add_error("file", str(exc))
+        except actions.DuplicateFile as exc:
+            form.add_error("file", f"this file is already here, as “{exc.existing.name}”")
         else:
             record(
                 request,
@@ -131,7 +135,18 @@ def base(request, scope, kb_id: str):
             )
             messages.success(request, f"“{doc.name}” uploaded; indexing has started.")
             return redirect("dashboard:knowledge-base", kb_id=kb.public_id)  # no re-post
-    documents = Document.objects.filter(knowledge_base=kb).defer("raw", "text")
+    documents = list(
+        Document.objects.filter(knowledge_base=kb).defer("raw", "text").order_by("name")
+    )
+    history: dict = {}
+    for v in (
+        DocumentVersion.objects.filter(document__in=documents)
+        .defer("raw", "text")
+        .order_by("-number")
+    ):
+        history.setdefault(v.document_id, []).append(v)
+    for d in documents:
+        d.history = history.get(d.pk, [])
     search_form = SearchForm(request.GET if "q" in request.GET else None)
     hits = None
     if search_form.is_bound and search_form.is_valid():
@@ -148,12 +163,38 @@ def base(request, scope, kb_id: str):
             "nav": "knowledge",
             "kb": kb,
             "form": form,
-            "documents": documents.order_by("name"),
+            "documents": documents,
             "search_form": search_form,
             "hits": hits,
             "evidence_threshold": MIN_SIMILARITY,
         },
     )
+
+
+@require_POST
+@tenant_view(edit=True)
+def restore_version(request, scope, kb_id: str, doc_id: str, number: int):
+    """Serve an earlier version again (a new version with its file, indexed like a replacement)."""
+    kb = _kb(scope, kb_id)
+    doc = scope.get_or_404(
+        Document.objects.filter(knowledge_base=kb).defer("raw", "text"), pk=parse_doc_id(doc_id)
+    )
+    try:
+        version = actions.restore_version(doc, number)
+    except actions.NoSuchVersion as exc:
+        raise Http404(str(exc)) from exc
+    record(
+        request,
+        "document.restored",
+        doc,
+        details={"name": doc.name, "restored_from": number, "version": version.number},
+    )
+    messages.success(
+        request,
+        f"Version {number} of “{doc.name}” is being indexed again as version {version.number}; "
+        f"version {doc.version} is served until it is ready.",
+    )
+    return redirect("dashboard:knowledge-base", kb_id=kb.public_id)
 
 
 @require_POST
@@ -176,7 +217,12 @@ def document(request, scope, kb_id: str, doc_id: str):
     doc = scope.get_or_404(
         Document.objects.filter(knowledge_base=kb).defer("raw"), pk=parse_doc_id(doc_id)
     )
-    text = doc.text
+    text, shown = doc.text, doc.version
+    asked = request.GET.get("version", "")
+    if asked.isdigit() and int(asked) != doc.version:  # evidence cited from an older version
+        old = DocumentVersion.objects.filter(document=doc, number=int(asked)).first()
+        if old is not None and old.text:
+            text, shown = old.text, old.number
     try:
         start = max(0, min(len(text), int(request.GET.get("start", ""))))
         end = max(start, min(len(text), int(request.GET.get("end", ""))))
@@ -189,6 +235,7 @@ def document(request, scope, kb_id: str, doc_id: str):
             "nav": "knowledge",
             "kb": kb,
             "doc": doc,
+            "shown_version": shown,
             "before": text[:start],
             "marked": text[start:end],
             "after": text[end:],

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from django.shortcuts import render
 
+from quality.drift import current_drift, weekly_agreement
+from verification.billing.meter import meter
+
 from ..daterange import PRESETS, form_errors, parse_range
 from ..overview_stats import overview, scoped_sources
 from ..scoping import tenant_view
@@ -28,5 +31,8 @@ def overview_page(request, scope):
             "stats": stats,
             "charts": stats.charts(),
             "range_errors": errors,
+            "agreement_weeks": weekly_agreement(scope.tenant),
+            "drift": current_drift(scope.tenant),
+            "meter": meter(scope.tenant),
         },
     )

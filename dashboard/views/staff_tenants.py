@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.text import slugify
 
 from tenants import members as actions
 from tenants.audit import record
@@ -13,6 +16,8 @@ from tenants.models import Membership, Plan, Tenant
 
 from ..invitation_mail import send_invitation
 from ..scoping import resolve_scope
+
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 class NewTenantForm(forms.Form):
@@ -24,7 +29,14 @@ class NewTenantForm(forms.Form):
     owner_email = forms.EmailField(label="Owner's e-mail")
 
     def clean_slug(self) -> str:
-        slug = self.cleaned_data["slug"].lower()
+        slug = self.cleaned_data["slug"]
+        if not SLUG.match(slug):
+            # refused, not quietly changed: the slug names the tenant everywhere
+            suggestion = slugify(slug.replace("_", "-"))
+            hint = f" (for example {suggestion!r})" if SLUG.match(suggestion) else ""
+            raise forms.ValidationError(
+                f"Use lower-case letters, digits and single dashes only{hint}."
+            )
         if Tenant.objects.filter(slug=slug).exists():
             raise forms.ValidationError("A tenant with this slug exists.")
         return slug
@@ -35,7 +47,11 @@ def new_tenant(request):
     # Not a tenant_view: on a fresh install staff belong to no tenant yet, and this page
     # is how the first one is made.
     if not request.user.is_staff:
-        return render(request, "dashboard/error.html", {"status": 403}, status=403)
+        request.scope = resolve_scope(request)
+        reason = "Only TruthLens staff create tenants."
+        return render(
+            request, "dashboard/error.html", {"status": 403, "reason": reason}, status=403
+        )
     request.scope = resolve_scope(request)  # the side bar, once tenants exist
     form = NewTenantForm(request.POST or None)
     if request.method == "POST" and form.is_valid():

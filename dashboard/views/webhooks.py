@@ -35,6 +35,8 @@ CREATED, ROTATED = "endpoint-created", "webhook-secret"
 EVENT_TYPES = [
     ("verification.completed", "verification.completed"),
     ("verification.failed", "verification.failed"),
+    ("quality.drift", "quality.drift (agreement with labels dropped)"),
+    ("usage.threshold", "usage.threshold"),
 ]
 
 

@@ -10,7 +10,8 @@ from dashboard.policy_actions import current_document, save_policy
 from knowledge.models import Document, KnowledgeBase
 from tenants.models import Membership, WebhookEndpoint
 from tenants.provider_actions import save_provider
-from verification.models import WebhookAttempt, WebhookDelivery
+from tenants.request_log import RequestLogEntry
+from verification.models import MitigationStep, WebhookAttempt, WebhookDelivery
 
 from .conftest import add_span, add_usage, make_job
 
@@ -79,14 +80,30 @@ def fill(tenant, user) -> dict[str, str]:
             "api_key": "sk-x",
         },
     )
+    premium = premium_job(tenant)
+    for status in (200, 400):
+        RequestLogEntry.objects.create(
+            tenant=tenant,
+            key_prefix="abcd1234",
+            method="POST",
+            path=f"/v1/verifications/{LONG}"[:300],
+            status=status,
+            latency_ms=1234,
+            request_id="f" * 32,
+            problem={"type": "https://truthlens.dev/problems/validation-error", "detail": LONG}
+            if status == 400
+            else None,
+        )
     return {
         "overview": reverse("dashboard:overview"),
+        "request-log": reverse("dashboard:request-log"),
         "llm-providers": reverse("dashboard:llm-providers"),
         "members": reverse("dashboard:members"),
         "audit-log": reverse("dashboard:audit-log"),
         "setup": reverse("dashboard:setup"),
         "history": reverse("dashboard:history"),
         "detail": reverse("dashboard:verification", args=[jobs[0].public_id]),
+        "detail-premium": reverse("dashboard:verification", args=[premium.public_id]),
         "policy": reverse("dashboard:policy"),
         "policy-history": reverse("dashboard:policy-history"),
         "policy-import": reverse("dashboard:policy-import"),
@@ -103,6 +120,47 @@ def fill(tenant, user) -> dict[str, str]:
         "billing": reverse("dashboard:billing"),
         "revenue": reverse("dashboard:revenue"),
     }
+
+
+def premium_job(tenant):
+    """A premium verification with second opinions and judge decisions, long model names
+    and long edits: the tables the detail page draws only for premium."""
+    job = make_job(tenant, mode="premium")
+    add_span(job)
+    call = {
+        "model": "anthropic/claude-3-5-haiku-20241022-with-a-long-deployment-name",
+        "role": "verify",
+        "prompt_tokens": 123456,
+        "completion_tokens": 7890,
+        "cost_usd": 0.0013,
+        "latency_ms": 900.0,
+        "error": None,
+    }
+    MitigationStep.objects.create(
+        job=job, index=1, kind="refine", text=job.response, score=0.1,
+        detail={"note": "judge", "calls": [call, {**call, "error": "timeout " + LONG}]},
+    )  # fmt: skip
+    change = {
+        "kind": "replaced",
+        "start": 0,
+        "end": 4,
+        "before": "in 1950 " + LONG,
+        "after": "from 1887 to 1889 " + LONG,
+        "reason": "the context dates it " + LONG,
+        "tier": "judge",
+    }
+    MitigationStep.objects.create(
+        job=job, index=2, kind="judge", text=job.response, score=0.1,
+        detail={"changes": [change], "stop_reason": "resolved", "warnings": [LONG]},
+    )  # fmt: skip
+    add_usage(
+        job,
+        per_model={
+            call["model"]: {"calls": 2, "prompt_tokens": 9, "completion_tokens": 9},
+            "openai/judge-" + LONG[:60]: {"calls": 1},
+        },
+    )
+    return job
 
 
 def staff_owner(tenant, make_user) -> object:

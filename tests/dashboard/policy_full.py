@@ -46,6 +46,14 @@ FULL: dict[str, Any] = {
     "require_context": True,
     "on_unverified": "refuse",
     "unverified_note": "(Not verified in time.)",
+    "calibration": {
+        "method": "platt",
+        "x": [0.1, 0.5, 0.9],
+        "y": [0.05, 0.4, 0.95],
+        "dataset": "support",
+        "dataset_version": 2,
+        "labels": 240,
+    },
     "decisions": [
         {
             "name": "medical",

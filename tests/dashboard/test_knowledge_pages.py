@@ -85,6 +85,8 @@ def test_a_span_links_to_the_evidence_in_the_document(client, owner_a, client_a,
     assert "1 of 1 claims had evidence" in body
     start = body.index(link) + len(link)
     offsets = body[start : body.index("#evidence", start)].replace("&amp;", "&")
+    offsets, cited = offsets.split("&version=")
+    assert cited == "1"  # the link names the document version the evidence came from
     lo, hi = int(offsets.split("&end=")[0]), int(offsets.split("&end=")[1])
     assert "1887" in doc.text[lo:hi]
     marked = client.get(f"{link}{lo}&end={hi}").content.decode()
@@ -105,3 +107,59 @@ def test_an_owner_sets_the_web_search_provider_and_its_key_is_never_shown(
     page = client.get("/dashboard/knowledge/").content.decode()
     assert "key set" in page
     assert "tvly-secret" not in page
+
+
+def test_the_base_page_lists_versions_and_restores_one(client, owner_a, client_a, tenant_a):
+    kb = client_a.post("/v1/knowledge-bases", {"name": "Facts"}, format="json").json()["id"]
+    file = SimpleUploadedFile("tower.txt", TOWER.encode(), content_type="text/plain")
+    doc = client_a.post(f"/v1/knowledge-bases/{kb}/documents", {"file": file}, format="multipart")
+    index_all()
+    url = f"/v1/knowledge-bases/{kb}/documents/{doc.json()['id']}"
+    bad = SimpleUploadedFile("broken.pdf", b"%PDF-1.4 junk", content_type="application/pdf")
+    client_a.put(url, {"file": bad}, format="multipart")
+    index_all()
+    client.force_login(owner_a)
+    page = client.get(f"/dashboard/knowledge/{kb}/").content.decode()
+    assert "2 versions" in page
+    assert "v2 · broken.pdf" in page
+    assert "PDF could not be read" in page
+    assert "v1 · tower.txt" in page
+    restore = f"/dashboard/knowledge/{kb}/documents/{doc.json()['id']}/versions/2/restore/"
+    assert f'action="{restore}"' in page
+    assert client.post(restore).status_code == 302
+    assert client_a.get(url).json()["replacement"]["version"] == 3
+    # an evidence link to an older version shows that version's text
+    client_a.put(
+        url,
+        {"file": SimpleUploadedFile("t.txt", b"Nothing to see.", content_type="text/plain")},
+        format="multipart",
+    )
+    index_all()
+    shown = client.get(f"/dashboard/knowledge/{kb}/documents/{doc.json()['id']}/?version=1")
+    assert "330 metres tall" in shown.content.decode()
+    assert "version 1" in shown.content.decode()
+    current = client.get(f"/dashboard/knowledge/{kb}/documents/{doc.json()['id']}/")
+    assert "Nothing to see." in current.content.decode()
+
+
+def test_a_span_names_the_pdf_page_of_its_evidence(client, owner_a, client_a, tenant_a):
+    from tests.knowledge.test_formats import _pdf
+
+    kb = KnowledgeBase.objects.create(tenant=tenant_a.tenant, name="Guide")
+    raw = _pdf("The museum opens at nine.", "The Eiffel Tower was built from 1887 to 1889.")
+    client_a.post(
+        f"/v1/knowledge-bases/{kb.public_id}/documents",
+        {"file": SimpleUploadedFile("guide.pdf", raw, content_type="application/pdf")},
+        format="multipart",
+    )
+    index_all()
+    job, _ = create_verification(
+        tenant_a.tenant,
+        NewVerification(
+            context=[], response="The Eiffel Tower was built in 1950.", knowledge_base_id=kb.pk
+        ),
+    )
+    process_jobs([claim(job.pk)])
+    client.force_login(owner_a)
+    body = client.get(f"/dashboard/verifications/{job.public_id}/").content.decode()
+    assert "guide.pdf, page 2</a>" in body

@@ -8,7 +8,8 @@ from django.urls import reverse
 from dashboard import urls as dashboard_urls
 from dashboard.models import PolicyChange
 from dashboard.policy_actions import save_policy
-from knowledge.models import Document, KnowledgeBase
+from knowledge.models import Document, DocumentVersion, KnowledgeBase
+from quality.models import Dataset, Evaluation, ReviewItem
 from tenants.models import ApiKey, Invitation, Membership
 from tenants.provider_actions import save_provider
 from verification.engine.policy import PolicyDocument
@@ -21,10 +22,19 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
+    review = ReviewItem.objects.get_or_create(
+        tenant=tenant_a.tenant, job=job_a, defaults={"reason": "flagged"}
+    )[0]
+    dataset = Dataset.objects.create(tenant=tenant_a.tenant, name="a-set", source="upload")
+    evaluation = Evaluation.objects.create(tenant=tenant_a.tenant, dataset=dataset)
     key = ApiKey.objects.filter(tenant=tenant_a.tenant).first()
     kb = KnowledgeBase.objects.create(tenant=tenant_a.tenant, name="A's base")
     doc = Document.objects.create(
         tenant=tenant_a.tenant, knowledge_base=kb, name="a.txt", content_type="text/plain",
+        size_bytes=1, sha256="", raw=b"x", text="x", status="ready",
+    )  # fmt: skip
+    DocumentVersion.objects.create(
+        document=doc, tenant=tenant_a.tenant, number=1, name="a.txt", content_type="text/plain",
         size_bytes=1, sha256="", raw=b"x", text="x", status="ready",
     )  # fmt: skip
     user = member(tenant_a.tenant, "member-of-a", Membership.VIEWER)
@@ -38,7 +48,7 @@ def objects_a(tenant_a, job_a, endpoint_a, delivery_a):
         "provider": provider,
         "job": job_a, "key": key, "endpoint": endpoint_a, "delivery": delivery_a, "kb": kb,
         "doc": doc, "membership": user.memberships.get(), "invitation": invitation,
-        "policy_change": change,
+        "policy_change": change, "review": review, "dataset": dataset, "evaluation": evaluation,
     }  # fmt: skip
 
 
@@ -61,13 +71,27 @@ OBJECT_URLS = {
         lambda o: {"kb_id": o["kb"].public_id, "doc_id": o["doc"].public_id},
         ("post",),
     ),
+    "knowledge-version-restore": (
+        lambda o: {"kb_id": o["kb"].public_id, "doc_id": o["doc"].public_id, "number": 1},
+        ("post",),
+    ),
     "member-role": (lambda o: {"pk": o["membership"].pk}, ("post",)),
     "member-remove": (lambda o: {"pk": o["membership"].pk}, ("post",)),
     "invitation-revoke": (lambda o: {"pk": o["invitation"].pk}, ("post",)),
+    "invitation-link": (lambda o: {"pk": o["invitation"].pk}, ("post",)),
+    "invitation-resend": (lambda o: {"pk": o["invitation"].pk}, ("post",)),
     "policy-restore": (lambda o: {"version": o["policy_change"].version}, ("post",)),
     "llm-provider-edit": (lambda o: {"pk": o["provider"].pk}, ("get", "post")),
     "llm-provider-delete": (lambda o: {"pk": o["provider"].pk}, ("post",)),
     "llm-provider-test": (lambda o: {"pk": o["provider"].pk}, ("post",)),
+    "review-item": (lambda o: {"public_id": o["job"].public_id}, ("get",)),
+    "review-label": (lambda o: {"public_id": o["job"].public_id}, ("post",)),
+    "dataset": (lambda o: {"dataset_id": o["dataset"].public_id}, ("get",)),
+    "dataset-download": (lambda o: {"dataset_id": o["dataset"].public_id}, ("get",)),
+    "dataset-delete": (lambda o: {"dataset_id": o["dataset"].public_id}, ("post",)),
+    "dataset-evaluate": (lambda o: {"dataset_id": o["dataset"].public_id}, ("post",)),
+    "evaluation": (lambda o: {"evaluation_id": o["evaluation"].pk}, ("get",)),
+    "evaluation-calibrate": (lambda o: {"evaluation_id": o["evaluation"].pk}, ("get", "post")),
 }
 TENANT_PAGES = {
     "overview": {},
@@ -87,20 +111,29 @@ TENANT_PAGES = {
     "billing-json": "month",
     "members": {},
     "setup": {},
+    "review": {},
+    "datasets": {},
+    "request-log": {},
 }
 EDIT_POSTS = [
     "policy", "policy-import", "keys", "webhooks", "tenant-secret-rotate", "knowledge", "members",
+    "datasets", "review-settings", "budget",
 ]  # fmt: skip
 # tenant-new: staff only; invitation: the public link page; audit-log: owners and admins
 # (all three in test_members.py, test_invitations.py, test_audit_log.py); secret-shown only
 # shows a secret its own tenant's POST kept (test_webhook_pages.py); llm-providers and
 # llm-roles: owners and admins only (test_llm_provider_pages.py); the password-reset pages:
-# public, no tenant (test_account.py); login-code and two-factor: test_two_factor.py
+# public, no tenant (test_account.py); login-code and two-factor: test_two_factor.py; budget:
+# a POST of the billing page (EDIT_POSTS, and test_console_budget.py)
 OTHER = {
+    "budget",
     "login", "logout", "switch-tenant", "revenue", "tenant-secret-rotate", "tenant-new",
     "invitation", "audit-log", "secret-shown", "llm-providers", "llm-roles",
     "password-reset", "password-reset-done", "password-reset-confirm", "password-reset-complete",
     "login-code", "two-factor",
+    # the quality app's pages (tests/quality): the review settings form (editors), and the
+    # comparison of two evaluations (ids in the query string, 404 for another tenant's)
+    "review-settings", "evaluation-compare",
 }  # fmt: skip
 
 

@@ -45,6 +45,7 @@ APP_SERVICES = {
     "detect-worker-gpu",
     "mitigate-worker",
     "maintenance-worker",
+    "index-worker",
     "beat",
 }
 # Metrics the app exports today (observability/metrics.py, django-prometheus) and the ones the
@@ -160,6 +161,7 @@ def test_every_celery_queue_has_a_consumer_in_compose(compose):
     assert consumed["mitigate-worker"] == {"mitigate_interactive", "mitigate", "webhooks"}
     assert consumed["detect-worker"] == consumed["detect-worker-gpu"]
     assert consumed["detect-worker"] == {"detect_interactive", "detect"}
+    assert consumed["index-worker"] == {"index"}
     for svc in compose["services"].values():
         assert interactive_lane_first(queue_order(svc.get("command", [])))
 
@@ -168,10 +170,11 @@ def test_the_dev_worker_commands_read_the_interactive_lanes_first():
     procfile = (DEPLOY / "supervisord.dev.conf").read_text()  # `make run`
     makefile = (ROOT / "Makefile").read_text()
     for text in (procfile, makefile):
-        line = next(ln for ln in text.splitlines() if "celery -A workers worker" in ln)
-        order = queue_order(line.split())
-        assert set(order) == celery_queues()
-        assert interactive_lane_first(order)
+        lines = [ln for ln in text.splitlines() if "celery -A workers worker" in ln]
+        orders = [queue_order(ln.split()) for ln in lines]
+        # the worker takes every queue but `index`, which its own process (the indexer) takes
+        assert [set(order) for order in orders] == [celery_queues() - {"index"}, {"index"}]
+        assert all(interactive_lane_first(order) for order in orders)
 
 
 def test_exactly_one_beat(compose):
@@ -344,7 +347,12 @@ def test_scrape_config_targets_the_metrics_ports():
     worker_targets = {
         t.split(":")[0] for sc in jobs["truthlens-worker"]["static_configs"] for t in sc["targets"]
     }
-    assert worker_targets == {"detect-worker", "mitigate-worker", "maintenance-worker"}
+    assert worker_targets == {
+        "detect-worker",
+        "mitigate-worker",
+        "maintenance-worker",
+        "index-worker",
+    }
 
 
 # --- Grafana --------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from .support import (
     queues_of,
 )
 
-WORKLOADS = ("web", "detect", "mitigate", "maintenance", "beat")
+WORKLOADS = ("web", "detect", "mitigate", "maintenance", "index", "beat")
 CRD_GROUPS = ("keda.sh/", "monitoring.coreos.com/")
 
 
@@ -184,6 +184,7 @@ def test_every_celery_queue_has_a_consumer(docs):
     assert set().union(*consumed.values()) == celery_queues()
     assert consumed["mitigate"] == {"mitigate_interactive", "mitigate", "webhooks"}
     assert consumed["detect"] == {"detect_interactive", "detect"}
+    assert consumed["index"] == {"index"}
     for d in by_kind(docs, "Deployment").values():
         assert interactive_lane_first(queue_order(container(d)["args"]))
 

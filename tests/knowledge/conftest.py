@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from knowledge import indexing
-from knowledge.models import Document
+from knowledge.models import DocumentVersion
 
 
 def make_pdf(text: str) -> bytes:
@@ -38,8 +38,9 @@ def make_pdf(text: str) -> bytes:
 
 
 def index_all() -> None:
-    """Run the indexing task body for every queued document, as a worker would."""
-    for pk in Document.objects.filter(status="queued").values_list("pk", flat=True):
+    """Run the indexing task body for every document with a queued version, as a worker would."""
+    queued = DocumentVersion.objects.filter(status="queued").values_list("document_id", flat=True)
+    for pk in sorted(set(queued)):
         indexing.run(pk)
 
 

@@ -91,7 +91,7 @@ def test_bad_uploads_are_refused_with_clear_4xx(client_a, tenant_a):
     assert big.status_code == 413
     assert "allows 100" in big.json()["detail"]
     assert _upload(client_a, kb, "a.txt", b"small", "text/plain").status_code == 202
-    second = _upload(client_a, kb, "b.txt", b"small", "text/plain")
+    second = _upload(client_a, kb, "b.txt", b"other", "text/plain")
     assert second.status_code == 403
     assert "at most 1 documents" in second.json()["detail"]
     duplicate = client_a.post("/v1/knowledge-bases", {"name": "Handbook"}, format="json")
@@ -108,7 +108,8 @@ def test_replace_reindexes_and_delete_removes_passages_at_once(client_a):
         f"/v1/knowledge-bases/{kb}/documents/{doc['id']}", {"file": file}, format="multipart"
     )
     assert replaced.status_code == 202
-    assert replaced.json()["version"] == 2
+    assert replaced.json()["version"] == 1  # the served version, until the new one is ready
+    assert replaced.json()["replacement"]["version"] == 2
     assert set(Passage.objects.values_list("pk", flat=True)) == old  # served until re-indexed
     index_all()
     texts = list(Passage.objects.values_list("text", flat=True))

@@ -13,10 +13,12 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from dashboard.policy_actions import save_policy
-from knowledge.models import Document, KnowledgeBase
+from knowledge.models import Document, DocumentVersion, KnowledgeBase
+from quality.models import Dataset, Evaluation
 from tenants.invitations import Invitation
 from tenants.llm_providers import LLMProvider
 from tenants.models import ApiKey, Membership, Policy, WebhookEndpoint
+from tenants.request_log import RequestLogEntry
 from tests.conftest import client_for
 from verification.engine.policy import PolicyDocument
 from verification.models import VerificationJob, WebhookDelivery
@@ -68,6 +70,10 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
         tenant=tenant_a.tenant, knowledge_base=kb, name="a.txt", content_type="text/plain",
         size_bytes=1, sha256="", raw=b"x",
     )  # fmt: skip
+    DocumentVersion.objects.create(
+        document=doc, tenant=tenant_a.tenant, number=1, name="a.txt", content_type="text/plain",
+        size_bytes=1, sha256="", raw=b"x",
+    )  # fmt: skip
     owner = get_user_model().objects.create_user("alice", "alice@example.com", "pw-alice-123!")
     membership = Membership.objects.create(user=owner, tenant=tenant_a.tenant, role="admin")
     invitation, token = Invitation.issue(tenant_a.tenant, "carol@example.com", "viewer", owner)
@@ -76,7 +82,11 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
     provider.api_key = "sk-a"
     provider.save()
     change = save_policy(tenant_a.tenant, owner, PolicyDocument(threshold=0.42), "form")
+    dataset = Dataset.objects.create(tenant=tenant_a.tenant, name="a-labels", source="upload")
+    evaluation = Evaluation.objects.create(tenant=tenant_a.tenant, dataset=dataset)
     return {
+        "dataset_id": dataset.public_id,
+        "evaluation_id": str(evaluation.pk),
         "version": str(change.version),
         "membership": str(membership.pk),
         "invitation": str(invitation.pk),
@@ -84,6 +94,7 @@ def a_objects(tenant_a, client_a, eiffel) -> dict[str, str]:
         "provider": str(provider.pk),
         "kb_id": kb.public_id,
         "doc_id": doc.public_id,
+        "number": "1",  # a document version (knowledge.DocumentVersion) of A's document
         "public_id": job_id,
         "pk": str(endpoint.pk),
         "id": str(endpoint.pk),
@@ -163,13 +174,19 @@ def test_tenant_b_cannot_reach_tenant_a_objects_on_any_url(tenant_a, tenant_b, a
             # then nothing of A's leaks, whatever the route (a 404 may echo the path)
             assert "built in 1950" not in body, (method, path)
             assert "127.0.0.1:9/hook" not in body, (method, path)
-            if not has_object:
+            # the request log lists B's own requests: the paths B typed, A's ids among them
+            if not has_object and template != "dashboard/requests/":
                 assert a_objects["public_id"] not in body, (method, path)
             if has_object:
                 # 405: a POST-only dashboard action asked with GET reveals nothing either
                 assert response.status_code in (403, 404, 405), (method, path, response.status_code)
                 checked += 1
     assert checked >= 5  # GET job, POST feedback, GET+DELETE endpoint, POST rotate
+    # B's request log holds B's probes of A's ids, every one refused; none of A's requests
+    probes = RequestLogEntry.objects.filter(path__contains=a_objects["public_id"])
+    assert probes.exists()
+    assert set(probes.values_list("tenant_id", flat=True)) == {tenant_b.tenant.pk}
+    assert set(probes.values_list("status", flat=True)) <= {403, 404, 405}
     # and A's objects are untouched
     assert VerificationJob.objects.filter(tenant=tenant_a.tenant).count() == 1
     assert (

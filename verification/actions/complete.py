@@ -45,6 +45,8 @@ class Outcome:
     cascade: dict | None = None
     grounding: dict | None = None
     diagnostics: list[str] = field(default_factory=list)
+    #: whether the score went through a calibration fitted from the tenant's labels
+    calibration: dict | None = None
 
     @classmethod
     def from_plan(
@@ -86,7 +88,20 @@ class Outcome:
             cascade=cascade,
             grounding=grounding,
             diagnostics=list(diagnostics or []),
+            calibration=_calibration_note(plan),
         )
+
+
+def _calibration_note(plan: JobPlan) -> dict:
+    fitted = plan.policy.calibration
+    if fitted is None:
+        return {"calibrated": False}
+    return {
+        "calibrated": True,
+        "method": fitted.method,
+        "dataset": fitted.dataset,
+        "dataset_version": fitted.dataset_version,
+    }
 
 
 def _ms(delta) -> int:
@@ -139,6 +154,7 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
         job.stage = JobStage.DONE
         job.warning = outcome.warning
         job.diagnostics = outcome.diagnostics
+        job.score_calibration = outcome.calibration
         job.iterations = outcome.iterations
         job.completed_at = now
         job.lease_expires_at = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import uuid
@@ -14,6 +13,7 @@ from django.utils import timezone
 
 from tenants.models import ApiKey, Tenant
 
+from ..billing.meter import month_start, next_month, spend_since
 from ..models import JobStage, VerificationJob
 from ..stages.enqueue import enqueue_stage
 
@@ -31,26 +31,40 @@ class QuotaExceeded(Exception):
         self.retry_after = retry_after
 
 
-def _month_start(now: dt.datetime) -> dt.datetime:
-    return now.astimezone(dt.UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+class BudgetExceeded(Exception):
+    """The tenant's hard monthly budget is spent; `retry_after` seconds until next month."""
+
+    def __init__(self, budget, spent, retry_after: int):
+        super().__init__(
+            f"the monthly budget of ${budget} is spent (${spent:.2f} this month); "
+            "raise the budget or make it soft in the dashboard's billing page"
+        )
+        self.retry_after = retry_after
 
 
 def _check_quota(tenant: Tenant) -> None:
-    """Refuse a new job once the tenant's jobs this (UTC) month reach `Plan.monthly_quota`.
+    """Refuse a new job once the tenant's jobs this (UTC) month reach `Plan.monthly_quota`,
+    or its billed spend reaches a hard `Tenant.monthly_budget_usd`.
 
     Runs inside the creating transaction with the tenant row locked, so concurrent
     requests cannot all squeeze past the last free slot.
     """
     quota = tenant.plan.monthly_quota if tenant.plan_id and tenant.plan else 0
-    if not quota:
+    budget = tenant.monthly_budget_usd if tenant.budget_hard else None
+    if not quota and budget is None:
         return
     Tenant.objects.select_for_update().filter(pk=tenant.pk).values_list("pk").first()
     now = timezone.now()
-    start = _month_start(now)
-    used = VerificationJob.objects.filter(tenant=tenant, created_at__gte=start).count()
-    if used >= quota:
-        next_month = (start + dt.timedelta(days=32)).replace(day=1)
-        raise QuotaExceeded(quota, max(1, int((next_month - now).total_seconds())))
+    start = month_start(now)
+    retry_after = max(1, int((next_month(start) - now).total_seconds()))
+    if quota:
+        used = VerificationJob.objects.filter(tenant=tenant, created_at__gte=start).count()
+        if used >= quota:
+            raise QuotaExceeded(quota, retry_after)
+    if budget is not None:
+        spent = spend_since(tenant, start)
+        if spent >= budget:
+            raise BudgetExceeded(budget, spent, retry_after)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import io
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 
+from django.apps import apps
 from django.db import connection
 from django.db.models import Count, Sum
 
@@ -85,6 +86,17 @@ class ModelLine:
 
 
 @dataclass
+class EvaluationLine:
+    """Policy evaluations on labelled datasets (quality app): billed on their own line,
+    never counted as production verifications."""
+
+    runs: int = 0
+    rows: int = 0
+    detector_tokens: int = 0
+    price_usd: Decimal = Decimal(0)
+
+
+@dataclass
 class MonthlyReport:
     tenant: str
     tenant_name: str
@@ -103,6 +115,7 @@ class MonthlyReport:
     tenant_provider_cost_usd: Decimal = Decimal(0)
     search_queries: int = 0
     search_cost_usd: Decimal = Decimal(0)
+    evaluations: EvaluationLine = field(default_factory=EvaluationLine)
 
     @property
     def margin_usd(self) -> Decimal:
@@ -206,7 +219,26 @@ def monthly_report(tenant: Tenant, month: str) -> MonthlyReport:
         report.search_queries += line.search_queries
         report.search_cost_usd += line.search_cost_usd
     report.by_model = _per_model(tenant.pk, start, end)
+    report.evaluations = _evaluations(tenant, start, end)
+    report.detector_tokens += report.evaluations.detector_tokens
+    report.price_usd += report.evaluations.price_usd
     return report
+
+
+def _evaluations(tenant: Tenant, start: dt.datetime, end: dt.datetime) -> EvaluationLine:
+    # By name: the quality app builds on this one, not the other way round.
+    evaluation = apps.get_model("quality", "Evaluation")
+    sums = evaluation.objects.filter(
+        tenant=tenant, status="completed", completed_at__gte=start, completed_at__lt=end
+    ).aggregate(
+        runs=Count("id"), rows=Sum("total"), tokens=Sum("detector_tokens"), price=Sum("price_usd")
+    )
+    return EvaluationLine(
+        runs=sums["runs"],
+        rows=sums["rows"] or 0,
+        detector_tokens=sums["tokens"] or 0,
+        price_usd=(sums["price"] or Decimal(0)).quantize(MONEY),
+    )
 
 
 def _money(value: Decimal) -> str:
@@ -300,6 +332,12 @@ def report_as_csv(report: MonthlyReport) -> str:
                 _money(x.tenant_provider_cost_usd),
             ]
         )
+    if report.evaluations.runs:
+        e = report.evaluations
+        writer.writerow(
+            [*who, "evaluation", "dataset runs", "", e.detector_tokens, 0, 0, 0,
+             _money(Decimal(0)), _money(e.price_usd), _money(Decimal(0))]
+        )  # fmt: skip
     writer.writerow(
         [
             *who,

@@ -13,17 +13,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import get_args
 
+from .calibration import calibrated
 from .detectors.base import Detector
 from .explain.labels import explain_spans
 from .query_types import QueryTypeClassifier, default_classifier
 from .scoring import typed_checks
 from .scoring.citations import CitationPolicy, check_citations
+from .scoring.combiner import Combiner
 from .scoring.evidence_rules import (
     contradiction_floor,
     damp_function_words,
     precise_labels,
     relevant_passages,
 )
+from .scoring.signals import answer_signals
 from .scoring.spans import merge_spans, response_score, risk_level
 from .scoring.values_only import values_only
 from .text.embeddings import Encoder, get_encoder
@@ -63,6 +66,11 @@ class DetectionConfig:
     #: None: no band. `on_uncertain`: such an answer passes ("pass") or is flagged ("flag").
     uncertain_band: tuple[float, float] | None = None
     on_uncertain: str = "pass"
+    #: compute the answer signals (`scoring/signals.py`) even when the detector has no
+    #: combiner: for fitting one, and for diagnostics
+    signals: bool = False
+    #: a tenant's fitted monotone calibration of the score, as (x knots, y knots); None: raw
+    calibration: tuple[tuple[float, ...], tuple[float, ...]] | None = None
 
     def __post_init__(self) -> None:
         for name in ("threshold", "token_threshold", "min_span_confidence", "citation_weight"):
@@ -166,10 +174,13 @@ def verify_batch(
                 f"for {len(pending)} inputs"
             )
         encoder = get_encoder() if config.explain and config.explain_embeddings else None
+        combiner: Combiner | None = getattr(detector, "combiner", None)
         for (i, prepared, cap, kept), pred in zip(pending, predictions, strict=True):
             pending_result = results[i]
             assert pending_result is not None
-            scored = _score(items[i], prepared, pred, cap, config, pending_result, encoder)
+            scored = _score(
+                items[i], prepared, pred, cap, config, pending_result, encoder, combiner
+            )
             results[i] = _in_original_passages(scored, kept)
     return [r for r in results if r is not None]
 
@@ -256,6 +267,7 @@ def _score(
     config: DetectionConfig,
     base: DetectionResult,
     encoder: Encoder | None,
+    combiner: Combiner | None = None,
 ) -> DetectionResult:
     coverage = _merge_coverage(pred.coverage, cap)
     findings: list[typed_checks.Finding] = []
@@ -295,6 +307,13 @@ def _score(
     model_score = response_score(
         tokens, spans, config.aggregation, config.token_threshold, pred.response_prob
     )
+    signals: dict[str, float] = {}
+    use_combiner = combiner is not None and config.aggregation == "calibrated"
+    if use_combiner or config.signals:
+        signals = answer_signals(prepared, spans, findings, pred.head_features, encoder)
+    if use_combiner and pred.head_features is not None:
+        assert combiner is not None
+        model_score = combiner.probability(signals)
     # A contradiction decides: the score never stays below the strongest one.
     model_score = max(model_score, contradiction_floor(spans))
     citations = check_citations(original, config.citation_policy)
@@ -302,6 +321,9 @@ def _score(
     if citations.applicable and config.citation_weight > 0:
         # Citations are an independent signal: combine as a Noisy-OR term.
         score = 1.0 - (1.0 - model_score) * (1.0 - config.citation_weight * citations.risk)
+    uncalibrated = score
+    if config.calibration is not None:
+        score = calibrated(score, *config.calibration)
     detected = score >= config.threshold
     verdict = _verdict(score, detected, spans, config)
     if verdict == "uncertain":
@@ -311,6 +333,7 @@ def _score(
         status="verified",
         score=round(score, 6),
         model_score=round(model_score, 6),
+        uncalibrated_score=round(uncalibrated, 6),
         detected=detected,
         verdict=verdict,
         risk_level=risk_level(score),
@@ -319,6 +342,7 @@ def _score(
         coverage=coverage,
         citations=citations,
         detector_tokens=pred.detector_tokens,
+        signals={k: round(v, 6) for k, v in signals.items()},
     )
     cut = [
         what

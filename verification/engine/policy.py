@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .calibration import check_knots
 from .modes import AUTO, MODE_NAMES
 
 
@@ -136,6 +137,23 @@ class Decision(_Strict):
     plugins: list[Plugin] = Field(default_factory=list)
 
 
+class Calibration(_Strict):
+    """The score's monotone calibration, fitted from a dataset of the tenant's labels
+    (quality app): raw score knots `x` -> calibrated `y`, applied before the threshold."""
+
+    method: Literal["isotonic", "platt"]
+    x: list[float] = Field(min_length=2, max_length=200)
+    y: list[float] = Field(min_length=2, max_length=200)
+    dataset: str = Field(min_length=1, max_length=100)
+    dataset_version: int = Field(ge=1)
+    labels: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _monotone(self) -> Calibration:
+        check_knots(self.x, self.y)
+        return self
+
+
 class PolicyDocument(_Strict):
     enabled: bool = True
     default_mode: Mode = "lightweight"
@@ -167,6 +185,8 @@ class PolicyDocument(_Strict):
     # (appended to prose; in `truthlens.note` and the headers always), or refuse it (503).
     on_unverified: Literal["pass_with_note", "refuse"] = "pass_with_note"
     unverified_note: str = Field(DEFAULT_UNVERIFIED_NOTE, min_length=1, max_length=500)
+    # Set by adopting a calibration fitted from the tenant's labels (None: raw scores).
+    calibration: Calibration | None = None
 
     @field_validator("decisions")
     @classmethod

@@ -107,6 +107,9 @@ class TokenPrediction:
     #: `typed_checks.Finding`s when the detector already applied the typed checks (the
     #: default does, before its head); None: the pipeline checks and applies them.
     typed_findings: list[Any] | None = None
+    #: The response head's inputs and its raw probability ("head_prob"), for the
+    #: combiner (`scoring/signals.py`); None for detectors without a head.
+    head_features: dict[str, float] | None = None
 
 
 @dataclass
@@ -155,12 +158,17 @@ class DetectionResult:
     reason: str = ""  # why unverifiable/skipped
     citations: CitationReport | None = None
     model_score: float | None = None  # detector-only score before citation signal
+    #: the score before the policy's calibration (equal to `score` without one)
+    uncalibrated_score: float | None = None
     detector: str = ""
     detector_tokens: int = 0
     threshold: float = 0.5
     #: "hallucinated" | "faithful" | "uncertain" (a score in the policy's uncertainty
     #: band); None when nothing was verified
     verdict: str | None = None
+    #: The answer-level signals the combiner read (`scoring/signals.py`); empty when
+    #: none was computed.
+    signals: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,7 +1,7 @@
 from .jobs import DetectedSpan, Feedback, JobStage, JobStatus, VerificationJob
 from .mitigation import LLMCallRecord, MitigationStep, ModeArm
 from .outbox import OutboxMessage
-from .usage import UsageRecord
+from .usage import UsageAlert, UsageRecord
 from .webhooks import WebhookAttempt, WebhookDelivery
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "MitigationStep",
     "ModeArm",
     "OutboxMessage",
+    "UsageAlert",
     "UsageRecord",
     "VerificationJob",
     "WebhookAttempt",

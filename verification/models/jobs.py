@@ -82,6 +82,9 @@ class VerificationJob(models.Model):
     #: hallucinated | faithful | uncertain ("" until verified; engine `DetectionResult`)
     verdict = models.CharField(max_length=16, blank=True, default="")
     risk_level = models.CharField(max_length=16, blank=True, default="")
+    # {"calibrated": bool, "method", "dataset", "dataset_version"}: the policy's calibration
+    # (fitted from the tenant's labels) the score went through; null before completion.
+    score_calibration = models.JSONField(null=True, blank=True)
     final_response = models.TextField(blank=True, default="")
     iterations = models.PositiveIntegerField(default=0)
     warning = models.TextField(blank=True, default="")  # for the end user: the policy's text

@@ -36,3 +36,29 @@ class UsageRecord(models.Model):
 
     def __str__(self) -> str:
         return f"usage of {self.job_id}"
+
+
+class UsageAlert(models.Model):
+    """A quota or budget threshold crossed in one month: the row is the "sent once" mark
+    (its unique constraint makes a second alert for the same crossing impossible)."""
+
+    VERIFICATIONS, SPEND = "verifications", "spend"
+    METRICS = [(VERIFICATIONS, "verifications"), (SPEND, "spend")]
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    period = models.CharField(max_length=7)  # YYYY-MM (UTC)
+    metric = models.CharField(max_length=16, choices=METRICS)
+    threshold = models.PositiveSmallIntegerField()  # percent: 80 or 100
+    used = models.DecimalField(max_digits=14, decimal_places=2)
+    limit = models.DecimalField(max_digits=14, decimal_places=2)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "period", "metric", "threshold"], name="uniq_usage_alert"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.metric} {self.threshold}% of {self.tenant_id} in {self.period}"

@@ -205,8 +205,10 @@ def gather(
                     "knowledge_base": kb.public_id,  # type: ignore[union-attr]
                     "document": f"doc_{hit.document_id.hex}",
                     "document_name": hit.document_name,
+                    "document_version": hit.version,
                     "start": hit.start,
                     "end": hit.end,
+                    **({"location": hit.location} if hit.location else {}),
                 },
             )
             entry["passages"].append(index)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import httpx
 
 from . import signing
-from .urlguard import UnsafeUrl, check_url
+from .urlguard import Unresolvable, UnsafeUrl, check_url
 
 USER_AGENT = "TruthLens-Webhooks/1.0"
 RESPONSE_BODY_BYTES = 2048  # how much of the receiver's answer the delivery log keeps
@@ -23,6 +23,9 @@ class AttemptResult:
     error: str
     duration_ms: int
     response_body: str = ""  # the first RESPONSE_BODY_BYTES, decoded leniently
+    # the address guard refused the URL itself (a private address, a bad scheme): no retry
+    # can succeed, so the delivery fails at once
+    permanent: bool = False
 
 
 def encode(payload: dict) -> bytes:
@@ -57,7 +60,8 @@ def send(
     try:
         checked = check_url(url, allowed_hosts)
     except UnsafeUrl as exc:
-        return AttemptResult(False, None, f"refused: {exc}", elapsed())
+        permanent = not isinstance(exc, Unresolvable)
+        return AttemptResult(False, None, f"refused: {exc}", elapsed(), permanent=permanent)
     body = encode(payload)
     headers = {
         "Content-Type": "application/json",

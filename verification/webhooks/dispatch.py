@@ -3,7 +3,9 @@
 Deliveries are rows first (created in the job's completing transaction),
 messages second: the dispatcher re-enqueues anything due, so a broker
 outage or a killed worker delays a webhook but never drops it. Retries use
-exponential backoff with jitter until the retry window (24 h) closes.
+exponential backoff with jitter until the retry window (24 h) closes; a URL the address
+guard refuses (a private address, a bad scheme) fails at once, with the reason on its
+attempt (a host that does not resolve is retried: DNS may answer later).
 """
 
 from __future__ import annotations
@@ -142,6 +144,9 @@ def attempt_delivery(delivery_id: int) -> str | None:
         updates = {"delivered_at": done}
     elif delivery.event_type == WebhookDelivery.TEST_EVENT:
         status = WebhookDelivery.FAILED  # a test shows its one result; retrying it helps no one
+        updates = {}
+    elif result.permanent:
+        status = WebhookDelivery.FAILED  # the address guard refuses this URL: it always will
         updates = {}
     elif (done - delivery.created_at).total_seconds() >= conf["WEBHOOK_RETRY_WINDOW_SECONDS"]:
         status = WebhookDelivery.FAILED

@@ -24,6 +24,10 @@ class UnsafeUrl(ValueError):
     """The URL is malformed or resolves to an address we will not call."""
 
 
+class Unresolvable(UnsafeUrl):
+    """The host does not resolve (now): DNS may answer later, so a delivery retries."""
+
+
 class NonPublicAddress(UnsafeUrl):
     """The host resolves to a private, loopback or other non-public address."""
 
@@ -163,7 +167,7 @@ def resolve(host: str, port: int) -> list[IPAddress]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise UnsafeUrl(f"host {host!r} does not resolve") from exc
+        raise Unresolvable(f"host {host!r} does not resolve") from exc
     return [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos]
 
 
@@ -189,7 +193,7 @@ def check_url(url: str, allowed_hosts: Iterable[str] = ()) -> CheckedUrl:
     port = port or (443 if parts.scheme == "https" else 80)
     addresses = resolve(host, port)
     if not addresses:
-        raise UnsafeUrl(f"host {host!r} does not resolve")
+        raise Unresolvable(f"host {host!r} does not resolve")
     for ip in addresses:
         if not is_public(ip) and not _allowed(host, ip, allowed):
             inner = ", ".join(str(v4) for v4 in _embedded(ip))

@@ -1,4 +1,4 @@
-"""Indexing knowledge-base documents (on the detect queue: it runs the encoder)."""
+"""Indexing knowledge-base documents (on the `index` queue, its own workers)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from celery import shared_task
 
 from knowledge.queueing import sweep_documents
+from tenants.request_log import trim as trim_request_log
 from verification.actions.sweep import relay_outbox, sweep_stuck_jobs
+from verification.billing.alerts import check_all as check_usage_alerts
 from verification.webhooks.dispatch import dispatch_due
 
 
@@ -15,6 +17,12 @@ def sweep_jobs() -> dict[str, int]:
     counts["relayed"] = relay_outbox()
     counts["documents"] = sweep_documents()
     return counts
+
+
+@shared_task(name="truthlens.console_housekeeping", queue="maintenance", ignore_result=True)
+def console_housekeeping() -> dict[str, int]:
+    """The console's periodic chores: trim the API request log, send quota and budget alerts."""
+    return {"request_log_trimmed": trim_request_log(), "usage_alerts": check_usage_alerts()}
 
 
 @shared_task(name="truthlens.dispatch_webhooks", queue="maintenance", ignore_result=True)

@@ -81,6 +81,7 @@ class Command(BaseCommand):
                 "llm_markup": Decimal(markup),
                 "rate_limit": rate,
                 "monthly_quota": quota,
+                "is_public": True,
             },
         )
         return plan

@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..scoring import typed_checks
+from ..scoring.combiner import Combiner, load_combiner
 from ..types import DetectionInput, TokenPrediction, TokenProb
 from .base import Detector
 from .response_head import ResponseHead, response_features, word_probs
@@ -57,6 +58,7 @@ class EnsembleDetector:
         model_weight: float = 0.5,
         head: ResponseHead | None = None,
         typed: bool = True,
+        combiner: Combiner | None = None,
     ) -> None:
         if not 0.0 <= model_weight <= 1.0:
             raise ValueError("model_weight must be in [0, 1]")
@@ -64,6 +66,8 @@ class EnsembleDetector:
         self.lexical = lexical
         self.model_weight = model_weight
         self.head = head
+        #: the pipeline's answer-level model over every signal (`scoring/combiner.py`)
+        self.combiner = combiner
         self.typed = typed  # apply `typed_checks` (see there) to both members' tokens
         self.name = f"{model.name}+{lexical.name}"
         self.languages = model.languages & lexical.languages
@@ -79,9 +83,9 @@ class EnsembleDetector:
                 combined.typed_findings = findings
             if self.head is not None:
                 features = response_features(item.response, a.tokens, b.tokens, _pair(a))
-                combined.response_prob = typed_checks.floor_score(
-                    self.head.probability(features), findings, item.context
-                )
+                raw = self.head.probability(features)
+                combined.head_features = {**features, "head_prob": raw}
+                combined.response_prob = typed_checks.floor_score(raw, findings, item.context)
             out.append(combined)
         return out
 
@@ -126,4 +130,5 @@ def shipped_ensemble(
 
     head = load_head(model_dir or DEFAULT_MODEL_DIR)
     weight = float(head.meta.get("model_weight", 0.5)) if head is not None else 0.5
-    return EnsembleDetector(model, lexical, model_weight=weight, head=head)
+    combiner = load_combiner(model_dir or DEFAULT_MODEL_DIR)
+    return EnsembleDetector(model, lexical, model_weight=weight, head=head, combiner=combiner)

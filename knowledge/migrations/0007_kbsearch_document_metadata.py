@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('knowledge', '0004_kbsearch_document_warnings'),
+        ('knowledge', '0006_kbsearch_document_warnings'),
         ('tenants', '0008_providers_replace_llmsettings'),
     ]
 

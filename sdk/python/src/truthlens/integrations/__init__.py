@@ -1,0 +1,2 @@
+"""Framework integrations, each behind its extra: `truthlens-sdk[langchain]`,
+`truthlens-sdk[llama-index]`, `truthlens-sdk[litellm]`."""
