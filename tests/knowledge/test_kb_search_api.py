@@ -180,3 +180,33 @@ def test_the_new_endpoints_are_in_the_openapi_schema(client_a):
     assert "get" in paths["/v1/knowledge-bases/{kb_id}/documents/{doc_id}/text"]
     assert "get" in paths["/v1/knowledge-bases/{kb_id}/documents/{doc_id}/passages"]
     assert "patch" in paths["/v1/knowledge-bases/{kb_id}/documents/{doc_id}"]
+
+
+def test_metadata_belongs_to_the_document_across_versions(client_a):
+    """A replacement without metadata keeps the document's; one with metadata replaces
+    it at once, while the previous version is still served; a restore keeps it."""
+    kb, ids = _base(client_a, ("hr.txt", HR, {"team": "hr"}))
+    index_all()
+    url = f"/v1/knowledge-bases/{kb}/documents/{ids['hr.txt']}"
+    kept = client_a.put(url, {"name": "hr.txt", "content": LEGAL}, format="json")
+    assert kept.status_code == 202, kept.json()
+    assert kept.json()["metadata"] == {"team": "hr"}
+    index_all()
+    assert client_a.get(url).json()["version"] == 2
+    replaced = client_a.put(
+        url, {"name": "hr.txt", "content": HR, "metadata": {"team": "legal"}}, format="json"
+    )
+    assert (replaced.json()["version"], replaced.json()["metadata"]) == (2, {"team": "legal"})
+    assert (
+        client_a.put(url, {"name": "x", "content": HR, "metadata": [1]}, format="json").status_code
+        == 400
+    )
+    index_all()
+    claim = "Employees get 25 days of paid leave per year."
+    found = _search(client_a, kb, query=claim, metadata={"team": "legal"}).json()["passages"]
+    assert {p["document_name"] for p in found} == {"hr.txt"}
+    assert _search(client_a, kb, query=claim, metadata={"team": "hr"}).json()["passages"] == []
+    restored = client_a.post(f"{url}/versions/1/restore")
+    assert restored.status_code == 202, restored.json()
+    index_all()
+    assert client_a.get(url).json()["metadata"] == {"team": "legal"}

@@ -125,3 +125,25 @@ def test_an_english_document_gets_no_language_warning(client_a):
     _, doc = _kb(client_a, "en.txt", ENGLISH)
     assert doc["language"] == "en"
     assert doc["warnings"] == []
+
+
+def test_a_replacements_languages_and_warnings_are_served_with_it(client_a):
+    """The languages and warnings are worked out per version and swapped in with its
+    passages: while a replacement is queued, the document shows the served version's."""
+    kb, doc = _kb(client_a, "library.txt", ENGLISH)
+    url = f"/v1/knowledge-bases/{kb}/documents/{doc['id']}"
+    assert (doc["language"], doc["warnings"]) == ("en", [])
+    put = client_a.put(url, {"name": "library.txt", "content": MIXED}, format="json")
+    assert put.status_code == 202, put.json()
+    queued = client_a.get(url).json()
+    assert (queued["version"], queued["language"], queued["warnings"]) == (1, "en", [])
+    assert set(Passage.objects.values_list("config", flat=True)) == {"english"}
+
+    index_all()
+    served = client_a.get(url).json()
+    assert served["version"] == 2
+    [warning] = served["warnings"]
+    assert "ar" in warning and "he" in warning and "ja" in warning
+    versions = client_a.get(f"{url}/versions").json()["results"]
+    assert [(v["version"], v["warnings"]) for v in versions] == [(2, [warning]), (1, [])]
+    assert "arabic" in set(Passage.objects.values_list("config", flat=True))
