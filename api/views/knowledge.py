@@ -54,6 +54,10 @@ class DocumentSerializer(serializers.ModelSerializer):
     id = serializers.CharField(source="public_id", read_only=True)
     knowledge_base = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
+    warnings = serializers.ListField(
+        child=serializers.CharField(), read_only=True, help_text="said when it was indexed"
+    )
+    metadata = serializers.DictField(read_only=True, help_text="the tenant's key/value pairs")
 
     class Meta:
         model = Document

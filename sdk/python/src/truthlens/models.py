@@ -30,6 +30,12 @@ class DocumentLocation(_Body):
     document_name: str
     start: int
     end: int
+    version: int | None = None
+    page: int | None = None
+    slide: int | None = None
+    row: int | None = None
+    json_path: str | None = None
+    headings: list[str] | None = None
 
 
 class Evidence(_Body):
@@ -141,6 +147,8 @@ class VerificationRequest(_Body):
     threshold: float | None = Field(default=None, ge=0, le=1)
     callback_url: str | None = None
     metadata: dict[str, Any] | None = None
+    #: search controls for an answer without context (sources, max_queries, top_k, ...)
+    search: dict[str, Any] | None = None
     wait: float | None = Field(default=None, ge=0, le=30)
 
 
@@ -175,6 +183,7 @@ class Document(_Body):
     id: str
     knowledge_base: str
     name: str
+    source_url: str
     content_type: str
     size_bytes: int
     sha256: str
@@ -182,9 +191,13 @@ class Document(_Body):
     status: str
     error: str
     language: str
+    warnings: list[str]
+    metadata: dict[str, Any]
     passages_total: int
     passages_done: int
     progress: float
+    #: the newest upload above the served version (version, status, error, progress, name)
+    replacement: dict[str, Any] | None
     created_at: dt.datetime
     updated_at: dt.datetime
     indexed_at: dt.datetime | None
@@ -204,6 +217,8 @@ class UsageByMode(_Body):
     provider_cost_usd: float
     tenant_provider_cost_usd: float
     price_usd: float
+    web_search_queries: int
+    web_search_cost_usd: float
 
 
 class UsageReport(_Body):
@@ -214,4 +229,6 @@ class UsageReport(_Body):
     provider_cost_usd: float
     tenant_provider_cost_usd: float
     price_usd: float
+    web_search_queries: int
+    web_search_cost_usd: float
     by_mode: dict[str, UsageByMode]
