@@ -8,6 +8,7 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from knowledge.metadata import MetadataError, clean_filter
 from tenants.models import WebhookEndpoint
 from verification.engine.modes import AUTO, MODE_NAMES
 from verification.engine.text.messages import MessagesError, inputs_from_messages
@@ -98,6 +99,41 @@ class MessageSerializer(StrictTypes, serializers.Serializer):
         return value
 
 
+class SearchControlsSerializer(StrictTypes, serializers.Serializer):
+    """A request's own search controls for an answer without context, within the policy's
+    limits (a source it does not allow, more queries than it allows: 400)."""
+
+    sources = serializers.ListField(
+        child=serializers.ChoiceField(choices=["knowledge_base", "web"]),
+        required=False,
+        min_length=1,
+        max_length=2,
+        help_text="search only these sources (of those the policy allows)",
+    )
+    max_queries = serializers.IntegerField(
+        required=False, min_value=1, max_value=50, help_text="per source; at most the policy's"
+    )
+    top_k = serializers.IntegerField(
+        required=False, min_value=1, max_value=10, help_text="passages kept per claim (3)"
+    )
+    evidence_threshold = serializers.FloatField(
+        required=False,
+        min_value=-1,
+        max_value=1,
+        help_text="cosine from which a passage is evidence (0.35)",
+    )
+    metadata = serializers.JSONField(
+        required=False,
+        help_text='document metadata filter: {"key": value or [values]}; every key must match',
+    )
+
+    def validate_metadata(self, value):
+        try:
+            return clean_filter(value)
+        except MetadataError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+
+
 class VerificationRequestSerializer(StrictTypes, serializers.Serializer):
     context = ContextField(required=False)
     knowledge_base = serializers.CharField(
@@ -126,6 +162,7 @@ class VerificationRequestSerializer(StrictTypes, serializers.Serializer):
         required=False, allow_blank=True, allow_null=True, default="", max_length=2000
     )
     metadata = serializers.DictField(required=False, default=dict)
+    search = SearchControlsSerializer(required=False)
     wait = serializers.FloatField(required=False, default=0, min_value=0, max_value=30)
 
     def validate_callback_url(self, value: str | None) -> str:
@@ -212,6 +249,8 @@ class UsageByModeSerializer(serializers.Serializer):
         help_text="what the tenant paid its own providers with its own keys; never billed"
     )
     price_usd = serializers.FloatField()
+    web_search_queries = serializers.IntegerField()
+    web_search_cost_usd = serializers.FloatField()
 
 
 class UsageReportSerializer(serializers.Serializer):
@@ -225,4 +264,8 @@ class UsageReportSerializer(serializers.Serializer):
         help_text="what the tenant paid its own providers with its own keys; never billed"
     )
     price_usd = serializers.FloatField()
+    web_search_queries = serializers.IntegerField(help_text="web searches answered (charged)")
+    web_search_cost_usd = serializers.FloatField(
+        help_text="their cost at the provider's price per query (failed searches cost nothing)"
+    )
     by_mode = serializers.DictField(child=UsageByModeSerializer())

@@ -17,6 +17,7 @@ from .views.knowledge import (
     WebSearchView,
 )
 from .views.knowledge_ingest import DocumentBatch
+from .views.knowledge_search import DocumentPassages, DocumentText, KnowledgeBaseSearch
 from .views.knowledge_versions import (
     DocumentFile,
     DocumentVersionDetail,
@@ -50,6 +51,17 @@ urlpatterns = [
         DocumentDetail.as_view(),
         name="kb-document",
     ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/text",
+        DocumentText.as_view(),
+        name="kb-document-text",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/passages",
+        DocumentPassages.as_view(),
+        name="kb-document-passages",
+    ),
+    path("knowledge-bases/<str:kb_id>/search", KnowledgeBaseSearch.as_view(), name="kb-search"),
     path(
         "knowledge-bases/<str:kb_id>/documents/<str:doc_id>/file",
         DocumentFile.as_view(),

@@ -62,6 +62,7 @@ class Upload:
     name: str
     content_type: str
     raw: bytes
+    metadata: dict | None = None  # checked (`knowledge.metadata`); None: keep / none
 
 
 def limits(tenant: Tenant) -> tuple[int, int]:
@@ -149,13 +150,16 @@ def add_document(kb: KnowledgeBase, upload: Upload, on_duplicate: str = "allow")
             size_bytes=len(upload.raw),
             sha256=hashlib.sha256(upload.raw).hexdigest(),
             raw=upload.raw,
+            metadata=upload.metadata or {},
         )
         _new_version(doc, 1, upload)
         enqueue_index(doc.pk)
     return doc
 
 
-def add_from_url(kb: KnowledgeBase, url: str, name: str = "") -> Document:
+def add_from_url(
+    kb: KnowledgeBase, url: str, name: str = "", metadata: dict | None = None
+) -> Document:
     """A document the index worker fetches from `url` (checked against internal addresses
     now, and again when it is fetched); its type is the one the server answers with."""
     try:
@@ -177,9 +181,17 @@ def add_from_url(kb: KnowledgeBase, url: str, name: str = "") -> Document:
             sha256="",
             raw=b"",
             source_url=url,
+            metadata=metadata or {},
         )
         _new_version(doc, 1, Upload(name, "", b""), source_url=url)
         enqueue_index(doc.pk)
+    return doc
+
+
+def set_metadata(doc: Document, metadata: dict) -> Document:
+    """Replace the document's metadata (already merged and checked by the caller)."""
+    Document.objects.filter(pk=doc.pk).update(metadata=metadata, updated_at=timezone.now())
+    doc.metadata = metadata
     return doc
 
 
@@ -188,11 +200,17 @@ MAX_BATCH = 50
 
 def _next_version(doc: Document, upload: Upload, **extra) -> DocumentVersion:
     """A new version, queued; the document keeps serving the one it serves until it is
-    ready (a document never served yet shows the new upload at once)."""
+    ready (a document never served yet shows the new upload at once).
+
+    Metadata belongs to the document, not to a version: an upload that carries some
+    replaces the document's at once (None keeps it), whichever version is served."""
     with transaction.atomic():
         locked = Document.objects.select_for_update().get(pk=doc.pk)
         number = (locked.versions.aggregate(n=Max("number"))["n"] or locked.version) + 1
         version = _new_version(locked, number, upload, **extra)
+        if upload.metadata is not None:
+            Document.objects.filter(pk=locked.pk).update(metadata=upload.metadata)
+            doc.metadata = upload.metadata
         if locked.indexed_at is None:  # nothing served: the document is this upload now
             Document.objects.filter(pk=locked.pk).update(
                 name=version.name,

@@ -3,12 +3,26 @@ each with its offsets in the document's text (evidence points back into it)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from verification.engine.text.sentences import split_sentences
 
 TARGET_WORDS = 120
-MAX_CHARS = 2000  # a "sentence" longer than this (a table, a list) is cut at whitespace
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+#: Letters of the scripts a passage should not mix: a sentence in another script starts a
+#: new passage, so each passage of a mixed document gets its own language's stemming.
+_SCRIPTS = {
+    "latin": re.compile(r"[A-Za-z\u00c0-\u024f]"),
+    "cjk": _CJK,
+    "arabic": re.compile(r"[\u0600-\u06ff\u0750-\u077f]"),
+    "hebrew": re.compile(r"[\u0590-\u05ff]"),
+    "cyrillic": re.compile(r"[\u0400-\u04ff]"),
+    "greek": re.compile(r"[\u0370-\u03ff]"),
+    "devanagari": re.compile(r"[\u0900-\u097f]"),
+}
+MAX_CHARS = 2000
+SWITCH_WORDS = 40  # words a passage holds before a sentence in another script may end it  # a "sentence" longer than this (a table, a list) is cut at whitespace
 
 
 @dataclass(frozen=True)
@@ -35,17 +49,30 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out if text[s:e].strip()]
 
 
+def _script(text: str, start: int, end: int) -> str | None:
+    """The script most letters of `text[start:end]` are in (None: no letters we know)."""
+    counts = {name: len(rx.findall(text, start, end)) for name, rx in _SCRIPTS.items()}
+    best = max(counts, key=lambda name: counts[name])
+    return best if counts[best] else None
+
+
 def chunk(text: str, target_words: int = TARGET_WORDS) -> list[Chunk]:
     chunks: list[Chunk] = []
     start = end = None
     words = 0
+    script = None
     for s, e in _pieces(text):
-        n = len(text[s:e].split())
-        if start is not None and words + n > target_words:
+        # CJK has no spaces: two of its characters count as about one word
+        n = len(text[s:e].split()) + len(_CJK.findall(text, s, e)) // 2
+        here = _script(text, s, e)
+        # a menu alternating "Egypt / مصر" stays one passage; a section in another script does not
+        switched = here is not None and script not in (None, here) and words >= SWITCH_WORDS
+        if start is not None and (words + n > target_words or switched):
             chunks.append(Chunk(start, end, text[start:end]))  # type: ignore[arg-type]
-            start, words = None, 0
+            start, words, script = None, 0, None
         if start is None:
             start = s
+        script = script or here
         end, words = e, words + n
     if start is not None:
         chunks.append(Chunk(start, end, text[start:end]))  # type: ignore[arg-type]

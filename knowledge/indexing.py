@@ -25,9 +25,10 @@ from . import events, signatures
 from .chunking import chunk
 from .encoder import encode
 from .fetching import FetchError, fetch
+from .languages import checkable_languages, language_warnings, main_language, passage_languages
 from .models import Document, DocumentStatus, DocumentVersion, Passage, VersionStatus
 from .parsing import Extracted, ParseError, extract, file_format
-from .text_search import config_for, language_of
+from .text_search import config_for, language_of, search_text
 
 log = logging.getLogger(__name__)
 BATCH = 64  # passages per encoder call (and per progress update)
@@ -175,12 +176,20 @@ def index_version(version: DocumentVersion) -> bool:
         return True
     text = extracted.text
     chunks = chunk(text)
-    language = language_of(text)
-    config = config_for(language)
+    # each passage in its own language (`languages`); the document's is most of its text's
+    languages = passage_languages([c.text for c in chunks], language_of(text))
+    language = main_language([c.text for c in chunks], languages)
+    warnings = language_warnings(languages, checkable_languages())
     DocumentVersion.objects.filter(pk=version.pk).update(
-        text=text, language=language, passages_total=len(chunks), passages_done=0
+        text=text,
+        language=language,
+        warnings=warnings,
+        passages_total=len(chunks),
+        passages_done=0,
     )
-    _mirror(version, language=language, passages_total=len(chunks), passages_done=0)
+    _mirror(
+        version, language=language, warnings=warnings, passages_total=len(chunks), passages_done=0
+    )
 
     def progress(done: int) -> None:
         fields = {
@@ -204,7 +213,7 @@ def index_version(version: DocumentVersion) -> bool:
         if current is None or doc is None:
             return False
         Passage.objects.filter(document=doc).delete()
-        Passage.objects.bulk_create(
+        created = Passage.objects.bulk_create(
             [
                 Passage(
                     document=doc,
@@ -215,19 +224,20 @@ def index_version(version: DocumentVersion) -> bool:
                     start=c.start,
                     end=c.end,
                     text=c.text,
-                    config=config,
+                    config=config_for(lang),
                     embedding=emb,
                     location=_where(extracted, c.start, c.end),
                 )
-                for n, (c, emb) in enumerate(zip(chunks, embeddings, strict=True))
+                for n, (c, emb, lang) in enumerate(zip(chunks, embeddings, languages, strict=True))
             ],
             batch_size=500,
         )
         with connection.cursor() as cur:
+            # CJK runs as bigrams (`text_search.search_text`); other text as it is
             cur.execute(
-                "UPDATE knowledge_passage SET tsv = to_tsvector(config::regconfig, text) "
-                "WHERE document_id = %s",
-                [doc.pk],
+                "UPDATE knowledge_passage p SET tsv = to_tsvector(p.config::regconfig, v.t) "
+                "FROM unnest(%s::bigint[], %s::text[]) AS v(id, t) WHERE p.id = v.id",
+                [[p.pk for p in created], [search_text(p.text) for p in created]],
             )
         now = timezone.now()
         DocumentVersion.objects.filter(pk=version.pk).update(
@@ -250,6 +260,7 @@ def index_version(version: DocumentVersion) -> bool:
             error="",
             text=text,
             language=language,
+            warnings=warnings,
             passages_total=len(chunks),
             passages_done=len(chunks),
             attempts=version.attempts,
@@ -263,7 +274,7 @@ def index_version(version: DocumentVersion) -> bool:
         doc.pk,
         version.number,
         len(chunks),
-        config,
+        sorted(set(languages)),
     )
     return True
 

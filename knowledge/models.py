@@ -60,7 +60,11 @@ class Document(models.Model):
     )
     error = models.TextField(blank=True, default="")
     text = models.TextField(blank=True, default="")  # the extracted text passages point into
-    language = models.CharField(max_length=8, blank=True, default="")
+    language = models.CharField(max_length=8, blank=True, default="")  # most of its text's
+    #: Said when indexed (a language the detector cannot check, ...), shown with the document.
+    warnings = models.JSONField(default=list, blank=True)
+    #: The tenant's own key/value pairs (`knowledge.metadata`): filters for search and verifying.
+    metadata = models.JSONField(default=dict, blank=True)
     passages_total = models.PositiveIntegerField(default=0)
     passages_done = models.PositiveIntegerField(default=0)
     attempts = models.PositiveIntegerField(default=0)
@@ -70,7 +74,10 @@ class Document(models.Model):
     indexed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["status", "lease_expires_at"], name="doc_status_lease")]
+        indexes = [
+            models.Index(fields=["status", "lease_expires_at"], name="doc_status_lease"),
+            GinIndex(fields=["metadata"], opclasses=["jsonb_path_ops"], name="doc_metadata_gin"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -114,6 +121,8 @@ class DocumentVersion(models.Model):
     error = models.TextField(blank=True, default="")
     text = models.TextField(blank=True, default="")
     language = models.CharField(max_length=8, blank=True, default="")
+    #: said when indexed (`Document.warnings`), copied to the document when this version is served
+    warnings = models.JSONField(default=list, blank=True)
     passages_total = models.PositiveIntegerField(default=0)
     passages_done = models.PositiveIntegerField(default=0)
     attempts = models.PositiveIntegerField(default=0)

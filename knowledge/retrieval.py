@@ -20,8 +20,8 @@ import numpy as np
 from django.db import connection
 
 from .encoder import encode
-from .models import Document, Passage
-from .text_search import CONFIGS, FALLBACK, config_for, query_terms
+from .models import Passage, TermStat
+from .text_search import CONFIGS, FALLBACK, query_terms
 
 CANDIDATES = 200
 ANCHOR_POSTINGS = 3000  # passages the rarest words of a claim may hold together (`_anchors`)
@@ -29,6 +29,9 @@ MAX_SCANNED = 3000  # passages holding a rare word scored per claim and configur
 PAIR_TERMS = 4  # the next rarest words, two of which make a passage a candidate
 PAIRS_SCANNED = 1000  # passages holding two of them scored per claim and configuration
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
+#: A retrieved passage counts as evidence for a claim from this cosine similarity
+#: (verifying, the search endpoint and the dashboard's search tool).
+MIN_SIMILARITY = 0.35
 _KNOWN = set(CONFIGS.values()) | {FALLBACK}
 
 
@@ -47,12 +50,17 @@ class Hit:
 
 
 def configs_of(knowledge_bases: Sequence[uuid.UUID]) -> list[str]:
-    languages = (
-        Document.objects.filter(knowledge_base_id__in=knowledge_bases)
-        .values_list("language", flat=True)
+    """The text-search configurations the knowledge bases' passages use (each passage
+    has its own language): the passage counts of `TermStat` (its empty lexeme), read
+    through its unique index, never the passages."""
+    configs = (
+        TermStat.objects.filter(
+            knowledge_base_id__in=knowledge_bases, config__in=sorted(_KNOWN), lexeme="", ndoc__gt=0
+        )
+        .values_list("config", flat=True)
         .distinct()
     )
-    return sorted({config_for(lang) for lang in languages} & _KNOWN) or [FALLBACK]
+    return sorted(set(configs)) or [FALLBACK]
 
 
 def _tsquery(lexemes: Sequence[str], op: str) -> str:
@@ -112,6 +120,7 @@ def _ranked(
     df: dict[str, int],
     total: int,
     limit: int,
+    documents: Sequence[uuid.UUID] | None = None,
 ) -> list[tuple[int, float]]:
     """(passage id, score) of the passages matching the claim's anchors (`_anchors`),
     best first: the score sums the inverse document frequencies of the claim's words
@@ -131,14 +140,17 @@ def _ranked(
         "SELECT p.id, p.tsv FROM knowledge_passage p WHERE p.tenant_id = %s "
         f"AND p.knowledge_base_id = %s AND p.config = '{config}' AND p.tsv @@ %s::tsquery"
     )
+    # a metadata filter's documents (`knowledge.metadata`), checked on each candidate
+    only = " AND p.document_id = ANY(%s::uuid[])" if documents is not None else ""
     parts = []
     for kb in knowledge_bases:
         earlier: list[str] = []
         for query, most in _anchors(df):
             # a passage matching an earlier part's query came with it (or its limit cut it)
             unseen = "".join(" AND NOT p.tsv @@ %s::tsquery" for _ in earlier)
-            parts.append(f"({scope}{unseen} LIMIT %s)")
-            params += [tenant_id, kb, query, *earlier, most]
+            parts.append(f"({scope}{unseen}{only} LIMIT %s)")
+            params += [tenant_id, kb, query, *earlier]
+            params += [[str(d) for d in documents], most] if documents is not None else [most]
             earlier.append(query)
     if not parts:
         return []
@@ -158,18 +170,19 @@ def candidates(
     text: str,
     limit: int = CANDIDATES,
     configs: Sequence[str] | None = None,
+    documents: Sequence[uuid.UUID] | None = None,
 ) -> list[int]:
     """Passage ids sharing content words with `text`, best first (see `_ranked`). The
     search starts from the claim's rarest words, so its cost follows how many
     passages hold those, not the size of the knowledge base."""
     terms = query_terms(text)
-    if not terms or not knowledge_bases:
+    if not terms or not knowledge_bases or (documents is not None and not documents):
         return []
     scored: list[tuple[float, int]] = []
     for config in (c for c in (configs or configs_of(knowledge_bases)) if c in _KNOWN):
         df, total = _term_stats(tenant_id, knowledge_bases, config, terms)
         if df:
-            ranked = _ranked(tenant_id, knowledge_bases, config, df, total, limit)
+            ranked = _ranked(tenant_id, knowledge_bases, config, df, total, limit, documents)
             scored += [(-score, pid) for pid, score in ranked]
     return [pid for _, pid in sorted(scored)[:limit]]
 
@@ -190,9 +203,11 @@ def search(
     text: str,
     k: int = 5,
     pool: int = CANDIDATES,
+    documents: Sequence[uuid.UUID] | None = None,
 ) -> list[Hit]:
-    """The `k` passages of the tenant's `knowledge_bases` closest to `text`."""
-    return search_many(tenant_id, knowledge_bases, [text], k, pool)[0]
+    """The `k` passages of the tenant's `knowledge_bases` closest to `text` (only in
+    `documents` when given: a metadata filter's)."""
+    return search_many(tenant_id, knowledge_bases, [text], k, pool, documents)[0]
 
 
 def search_many(
@@ -201,6 +216,7 @@ def search_many(
     texts: Sequence[str],
     k: int = 5,
     pool: int = CANDIDATES,
+    documents: Sequence[uuid.UUID] | None = None,
 ) -> list[list[Hit]]:
     """`search` for several claims: the knowledge bases' configurations are read once
     and the claims are encoded in one batch."""
@@ -209,7 +225,12 @@ def search_many(
     configs = configs_of(knowledge_bases)
     vectors = encode(list(texts))
     return [
-        _hits(tenant_id, candidates(tenant_id, knowledge_bases, text, pool, configs), vector, k)
+        _hits(
+            tenant_id,
+            candidates(tenant_id, knowledge_bases, text, pool, configs, documents),
+            vector,
+            k,
+        )
         for text, vector in zip(texts, vectors, strict=True)
     ]
 

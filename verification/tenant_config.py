@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from knowledge.models import KnowledgeBase
 from tenants.llm_providers import LLMProvider, provider_for, served_models
 from tenants.models import Policy, Tenant
 
@@ -82,7 +83,20 @@ def has_llm(tenant_id: int) -> bool:
 
 def available_to(tenant: Tenant) -> Available:
     """What the tenant can run, for the policy checks (`engine.policy_checks`)."""
-    return Available(models=frozenset(usable_models(tenant.pk)), llm=has_llm(tenant.pk))
+    return Available(
+        models=frozenset(usable_models(tenant.pk)),
+        llm=has_llm(tenant.pk),
+        knowledge_bases=knowledge_base_names(tenant.pk),
+    )
+
+
+def knowledge_base_names(tenant_id: int) -> frozenset[str]:
+    """Every way the tenant's policy may name one of its knowledge bases (as
+    `stages.ground.knowledge_base_for` resolves them): kb_<hex>, the UUID, the name."""
+    names: set[str] = set()
+    for pk, name in KnowledgeBase.objects.filter(tenant_id=tenant_id).values_list("pk", "name"):
+        names |= {f"kb_{pk.hex}", pk.hex, str(pk), name}
+    return frozenset(names)
 
 
 def usable_models(tenant_id: int) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.db.models import Count
 from django.http import Http404
@@ -12,6 +14,7 @@ from rest_framework.response import Response
 
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
+from knowledge.metadata import MetadataError, clean_metadata, merge_metadata
 from knowledge.models import Document, DocumentVersion, KnowledgeBase, WebSearchSettings
 from tenants.audit import record
 from verification.webhooks.urlguard import UnsafeUrl, check_url
@@ -51,13 +54,18 @@ class DocumentSerializer(serializers.ModelSerializer):
     id = serializers.CharField(source="public_id", read_only=True)
     knowledge_base = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
+    warnings = serializers.ListField(
+        child=serializers.CharField(), read_only=True, help_text="said when it was indexed"
+    )
+    metadata = serializers.DictField(read_only=True, help_text="the tenant's key/value pairs")
 
     class Meta:
         model = Document
         fields = [
             "id", "knowledge_base", "name", "source_url", "content_type", "size_bytes", "sha256",
             "version",
-            "status", "error", "language", "passages_total", "passages_done", "progress",
+            "status", "error", "language", "warnings", "metadata", "passages_total",
+            "passages_done", "progress",
             "replacement", "created_at", "updated_at", "indexed_at",
         ]  # fmt: skip
         read_only_fields = fields
@@ -123,6 +131,14 @@ class DocumentUploadSerializer(StrictTypes, serializers.Serializer):
     name = serializers.CharField(required=False, max_length=255)
     content = serializers.CharField(required=False, trim_whitespace=False)
     content_type = serializers.CharField(required=False, max_length=100, default="text/plain")
+    metadata = serializers.JSONField(
+        required=False,
+        help_text="key/value pairs (strings, numbers, booleans); a JSON string in multipart",
+    )
+
+    def validate_metadata(self, value):
+        return _metadata(value)
+
     on_duplicate = serializers.ChoiceField(
         choices=actions.ON_DUPLICATE,
         required=False,
@@ -150,8 +166,29 @@ class DocumentUploadSerializer(StrictTypes, serializers.Serializer):
                 name=data.get("name") or f.name or "document",
                 content_type=f.content_type or "",
                 raw=f.read(),
+                metadata=data.get("metadata"),
             )
-        return actions.Upload(data["name"], data["content_type"], data["content"].encode())
+        return actions.Upload(
+            data["name"], data["content_type"], data["content"].encode(), data.get("metadata")
+        )
+
+
+def _metadata(value) -> dict:
+    if isinstance(value, str):  # a multipart form field
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise ValidationError("metadata must be a JSON object.") from exc
+    try:
+        return clean_metadata(value)
+    except MetadataError as exc:
+        raise ValidationError(str(exc)) from exc
+
+
+class DocumentPatchSerializer(StrictTypes, serializers.Serializer):
+    metadata = serializers.JSONField(
+        help_text="merged into the document's metadata; a null value removes its key"
+    )
 
 
 def _refuse(exc: Exception):
@@ -222,7 +259,10 @@ def _accept_url(request, kb: KnowledgeBase) -> Response:
     data.is_valid(raise_exception=True)
     try:
         doc = actions.add_from_url(
-            kb, data.validated_data["url"], data.validated_data.get("name", "")
+            kb,
+            data.validated_data["url"],
+            data.validated_data.get("name", ""),
+            metadata=data.validated_data.get("metadata"),
         )
     except (actions.LimitExceeded, actions.UnsupportedFormat) as exc:
         if isinstance(exc, actions.UnsupportedFormat):
@@ -340,7 +380,7 @@ class DocumentList(_KnowledgeView):
 class DocumentDetail(_KnowledgeView):
     serializer_class = DocumentSerializer
     parser_classes = UPLOAD_PARSERS
-    http_method_names = ["get", "put", "delete", "options"]
+    http_method_names = ["get", "put", "patch", "delete", "options"]
 
     def base_queryset(self):
         return Document.objects.defer("raw", "text")
@@ -367,6 +407,19 @@ class DocumentDetail(_KnowledgeView):
             lambda upload, dup: actions.replace_document(doc, upload),
             "document.replaced",
         )
+
+    @extend_schema(request=DocumentPatchSerializer, responses={200: DocumentSerializer})
+    def patch(self, request, kb_id: str, doc_id: str):
+        doc = self.get_doc(kb_id, doc_id)
+        data = DocumentPatchSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            merged = merge_metadata(doc.metadata, data.validated_data["metadata"])
+        except MetadataError as exc:
+            raise ValidationError({"metadata": [str(exc)]}) from exc
+        doc = actions.set_metadata(doc, merged)
+        record(request, "document.metadata_changed", doc, details={"keys": sorted(merged)})
+        return Response(DocumentSerializer(doc).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request, kb_id: str, doc_id: str):

@@ -26,7 +26,7 @@ class DocumentVersionSerializer(serializers.ModelSerializer):
         model = DocumentVersion
         fields = [
             "version", "served", "status", "error", "name", "content_type", "size_bytes",
-            "sha256", "language", "passages_total", "passages_done", "progress",
+            "sha256", "language", "warnings", "passages_total", "passages_done", "progress",
             "restored_from", "created_at", "indexed_at",
         ]  # fmt: skip
         read_only_fields = fields

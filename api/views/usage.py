@@ -46,6 +46,8 @@ class UsageView(TenantScopedView):
                 "provider_cost_usd": float(report.provider_cost_usd),
                 "tenant_provider_cost_usd": float(report.tenant_provider_cost_usd),
                 "price_usd": float(report.price_usd),
+                "web_search_queries": report.search_queries,
+                "web_search_cost_usd": float(report.search_cost_usd),
                 "by_mode": {
                     line.mode: {
                         "verifications": line.verifications,
@@ -53,6 +55,8 @@ class UsageView(TenantScopedView):
                         "provider_cost_usd": float(line.provider_cost_usd),
                         "tenant_provider_cost_usd": float(line.tenant_provider_cost_usd),
                         "price_usd": float(line.price_usd),
+                        "web_search_queries": line.search_queries,
+                        "web_search_cost_usd": float(line.search_cost_usd),
                     }
                     for line in report.by_mode
                 },

@@ -24,6 +24,7 @@ from knowledge.models import KnowledgeBase
 from tenants.llm_providers import provider_for, served_models
 from verification.actions.create import IdempotencyConflict, NewVerification, create_verification
 from verification.actions.feedback import record_feedback
+from verification.engine.search_controls import search_errors
 from verification.models import VerificationJob
 from verification.models.jobs import FINAL_STATUSES
 from verification.serializers import VerificationSerializer, verification_headers
@@ -154,6 +155,7 @@ class VerificationListCreate(TenantScopedView):
                     callback_url=v.get("callback_url") or "",
                     metadata=v.get("metadata") or {},
                     knowledge_base_id=knowledge_base.pk if knowledge_base else None,
+                    search=v.get("search") or {},
                     interactive=bool(v["wait"]),
                 ),
                 api_key=request.auth,
@@ -188,9 +190,9 @@ def _knowledge_base(tenant, name: str) -> KnowledgeBase | None:
 
 
 def _check_against_policy(tenant, v: dict) -> None:
-    errors = request_errors(
-        policy_for(tenant), v["mode"], v.get("decision"), llm=has_llm(tenant.pk)
-    )
+    policy = policy_for(tenant)
+    errors = request_errors(policy, v["mode"], v.get("decision"), llm=has_llm(tenant.pk))
+    errors |= search_errors(policy, v.get("search") or {})
     model = v.get("model") or ""
     if model and provider_for(tenant.pk, model) is None:
         # The model refines the answer; only the tenant's providers are ever called.

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
 from knowledge.models import Document, DocumentVersion, KnowledgeBase, WebSearchSettings
+from knowledge.retrieval import MIN_SIMILARITY, search
 from tenants.audit import record
 from verification.webhooks.urlguard import UnsafeUrl, check_url
 
@@ -43,6 +44,15 @@ class WebSearchForm(forms.ModelForm):
             except UnsafeUrl as exc:
                 raise forms.ValidationError(str(exc)) from exc
         return value
+
+
+class SearchForm(forms.Form):
+    """The search tool: what retrieval gives a claim (as `POST .../search` does)."""
+
+    q = forms.CharField(label="Claim", max_length=5000)
+    top_k = forms.IntegerField(
+        label="Passages", min_value=1, max_value=50, initial=10, required=False
+    )
 
 
 class UploadForm(forms.Form):
@@ -137,10 +147,27 @@ def base(request, scope, kb_id: str):
         history.setdefault(v.document_id, []).append(v)
     for d in documents:
         d.history = history.get(d.pk, [])
+    search_form = SearchForm(request.GET if "q" in request.GET else None)
+    hits = None
+    if search_form.is_bound and search_form.is_valid():
+        hits = search(
+            scope.tenant.pk,
+            [kb.pk],
+            search_form.cleaned_data["q"],
+            k=search_form.cleaned_data["top_k"] or 10,
+        )
     return render(
         request,
         "dashboard/knowledge_base.html",
-        {"nav": "knowledge", "kb": kb, "form": form, "documents": documents},
+        {
+            "nav": "knowledge",
+            "kb": kb,
+            "form": form,
+            "documents": documents,
+            "search_form": search_form,
+            "hits": hits,
+            "evidence_threshold": MIN_SIMILARITY,
+        },
     )
 
 

@@ -156,6 +156,8 @@ def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, c
         "provider_cost_usd": 0.0115,
         "tenant_provider_cost_usd": 0.0,
         "price_usd": 0.054,
+        "web_search_queries": 0,
+        "web_search_cost_usd": 0.0,
         "by_mode": {
             "lightweight": {
                 "verifications": 2,
@@ -163,6 +165,8 @@ def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, c
                 "provider_cost_usd": 0.0015,
                 "tenant_provider_cost_usd": 0.0,
                 "price_usd": 0.004,
+                "web_search_queries": 0,
+                "web_search_cost_usd": 0.0,
             },
             "premium": {
                 "verifications": 1,
@@ -170,6 +174,8 @@ def test_usage_sums_only_the_tenants_records_of_that_month(tenant_a, tenant_b, c
                 "provider_cost_usd": 0.01,
                 "tenant_provider_cost_usd": 0.0,
                 "price_usd": 0.05,
+                "web_search_queries": 0,
+                "web_search_cost_usd": 0.0,
             },
         },
     }
@@ -187,8 +193,8 @@ def test_reading_a_job_loads_it_with_its_spans_and_usage_once(
     job_id = client_a.post("/v1/verifications", eiffel.request(), format="json").json()["id"]
     client_a.get(f"/v1/verifications/{job_id}")  # key's last_used_at is now fresh
     # then: the job with its usage (one join) and its spans; nothing else but the key lookup
-    # and the request log's one insert
-    with django_assert_num_queries(4):
+    # and the request log's one insert, in its savepoint (SAVEPOINT, INSERT, RELEASE)
+    with django_assert_num_queries(6):
         assert client_a.get(f"/v1/verifications/{job_id}").json()["id"] == job_id
 
 

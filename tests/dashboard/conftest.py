@@ -188,3 +188,7 @@ def providers_a(tenant_a):
             tenant_a.tenant,
             {"name": name, "model_prefix": prefix, "model_names": models, "api_key": "sk-x"},
         )
+    # and the knowledge base they name as the default (a policy may name only its own)
+    from knowledge.models import KnowledgeBase
+
+    KnowledgeBase.objects.get_or_create(tenant=tenant_a.tenant, name="Handbook")

@@ -81,6 +81,7 @@ class NewVerification:
     callback_url: str = ""
     metadata: dict[str, Any] | None = None
     knowledge_base_id: uuid.UUID | None = None  # checked to be the tenant's by the caller
+    search: dict[str, Any] | None = None  # checked against the policy by the caller
     #: a client waits on the answer: the job takes the interactive queues
     interactive: bool = False
 
@@ -125,6 +126,7 @@ def create_verification(
                 requested_decision=request.decision,
                 requested_threshold=request.threshold,
                 knowledge_base_id=request.knowledge_base_id,
+                search=request.search or {},
                 callback_url=request.callback_url,
                 metadata=request.metadata or {},
                 idempotency_key=idempotency_key or None,

@@ -72,6 +72,7 @@ class ModeLine:
     price_usd: Decimal
     tenant_provider_cost_usd: Decimal = Decimal(0)
     search_queries: int = 0
+    search_cost_usd: Decimal = Decimal(0)
 
 
 @dataclass
@@ -113,6 +114,7 @@ class MonthlyReport:
     price_usd: Decimal = Decimal(0)
     tenant_provider_cost_usd: Decimal = Decimal(0)
     search_queries: int = 0
+    search_cost_usd: Decimal = Decimal(0)
     evaluations: EvaluationLine = field(default_factory=EvaluationLine)
 
     @property
@@ -177,6 +179,7 @@ def monthly_report(tenant: Tenant, month: str) -> MonthlyReport:
         "provider_cost_usd": Sum("provider_cost_usd"),
         "tenant_provider_cost_usd": Sum("tenant_provider_cost_usd"),
         "search_queries": Sum("search_queries"),
+        "search_cost_usd": Sum("search_cost_usd"),
         "price_usd": Sum("price_usd"),
     }
     report = MonthlyReport(
@@ -201,6 +204,7 @@ def monthly_report(tenant: Tenant, month: str) -> MonthlyReport:
                     MONEY
                 ),
                 search_queries=r["search_queries"] or 0,
+                search_cost_usd=(r["search_cost_usd"] or Decimal(0)).quantize(MONEY),
             )
         )
     for line in report.by_mode:
@@ -213,6 +217,7 @@ def monthly_report(tenant: Tenant, month: str) -> MonthlyReport:
         report.price_usd += line.price_usd
         report.tenant_provider_cost_usd += line.tenant_provider_cost_usd
         report.search_queries += line.search_queries
+        report.search_cost_usd += line.search_cost_usd
     report.by_model = _per_model(tenant.pk, start, end)
     report.evaluations = _evaluations(tenant, start, end)
     report.detector_tokens += report.evaluations.detector_tokens

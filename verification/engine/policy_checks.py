@@ -183,6 +183,8 @@ class Available:
 
     models: frozenset[str]
     llm: bool
+    #: How the tenant's knowledge bases can be named (ids and names); None: not checked.
+    knowledge_bases: frozenset[str] | None = None
 
 
 def _callable(name: str, available: Available) -> bool:
@@ -205,6 +207,7 @@ def availability_problems(data: Mapping, available: Available) -> list[Problem]:
         and model_name_problem(_name_at(data, p.loc)) is None  # else it is said already
         and not _callable(_name_at(data, p.loc), available)
     ]
+    out += _knowledge_base_problems(data, available)
     if available.llm:
         return out
     if _as_map(data.get("cascade")).get("enabled") is True:
@@ -224,6 +227,23 @@ def availability_problems(data: Mapping, available: Available) -> list[Problem]:
                     Problem(("decisions", d, "plugins", p, "configuration", "mode"), _NO_LLM)
                 )
     return out
+
+
+def _knowledge_base_problems(data: Mapping, available: Available) -> list[Problem]:
+    """A default knowledge base that is not the tenant's (another tenant's, a deleted
+    one, a typo) is refused when saved, not found out by every request without context."""
+    name = _as_map(data.get("fact_check")).get("knowledge_base")
+    if available.knowledge_bases is None or not isinstance(name, str) or not name:
+        return []
+    if name in available.knowledge_bases:
+        return []
+    return [
+        Problem(
+            ("fact_check", "knowledge_base"),
+            f"{name!r} is not one of your knowledge bases (it may have been deleted): name "
+            "one by its id (kb_...) or its name.",
+        )
+    ]
 
 
 _NO_LLM = (

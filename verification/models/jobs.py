@@ -53,6 +53,9 @@ class VerificationJob(models.Model):
     )
     callback_url = models.URLField(max_length=2000, blank=True, default="")
     metadata = models.JSONField(default=dict, blank=True)
+    #: The request's own search controls, within the policy's limits (`stages.ground`):
+    #: sources, max_queries, top_k, evidence_threshold, a document metadata filter.
+    search = models.JSONField(default=dict, blank=True)
     # NULL (not "") so the conditional unique constraint ignores requests without a key.
     idempotency_key = models.CharField(max_length=255, null=True, blank=True)  # noqa: DJ001
     request_hash = models.CharField(max_length=64, blank=True, default="")

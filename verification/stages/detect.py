@@ -115,7 +115,9 @@ def process_jobs(jobs: list[VerificationJob]) -> None:
         for p, result in zip(members, results, strict=True):
             p.detect_ms = detect_ms
             if p.grounding is not None and not p.grounding.context:
-                result = replace(result, reason=f"no evidence found: {p.grounding.summary()}")
+                reason = f"no evidence found: {p.grounding.summary()}"
+                failed = p.grounding.failures()
+                result = replace(result, reason=f"{failed} {reason}" if failed else reason)
             with bind(job_id=p.job.public_id, tenant_id=str(p.job.tenant_id)):
                 route(p, result, has_llm=p.job.tenant_id in llms)
                 log.info(
@@ -160,11 +162,14 @@ def _finish_with_repair(p: Planned, result: DetectionResult) -> None:
 
 
 def _with_coverage(warning: str, grounding: Grounding | None) -> str:
-    """Claims without evidence are said, never passed in silence."""
-    if grounding is None or not grounding.claims or grounding.covered == len(grounding.claims):
+    """Claims without evidence, and a search that failed, are said, never passed in silence."""
+    if grounding is None or not grounding.claims:
         return warning
-    note = f"Only {grounding.summary()}; the rest could not be checked."
-    return f"{warning} {note}".strip()
+    failed = grounding.failures()
+    notes = [warning, failed if failed not in warning else ""]
+    if grounding.covered < len(grounding.claims):
+        notes.append(f"Only {grounding.summary()}; the rest could not be checked.")
+    return " ".join(n for n in notes if n).strip()
 
 
 def _maybe_inject_fault(members: list[Planned]) -> None:

@@ -1,9 +1,9 @@
 """Grounding an answer that came without a context: evidence per checkable claim.
 
 The engine picks the answer's checkable claims (`engine.claims`); each is searched
-(at most `max_queries` searches in all) in the job's knowledge base (or the
-policy's default) and, when the policy names "web" and the tenant configured a
-provider, on the web for claims the knowledge base did not cover. The passages
+in the job's knowledge base (or the policy's default) and, when the policy names
+"web" and the tenant configured a provider, on the web for claims the knowledge
+base did not cover; each source searches at most `max_queries` claims. The passages
 found become the detection context; `refs` say which document passage or web
 page each context passage is, so spans point back into the tenant's documents.
 What retrieval could not cover is reported ("3 of 5 claims had evidence").
@@ -16,20 +16,31 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from knowledge.ids import parse_kb_id
+from knowledge.metadata import matching_documents
 from knowledge.models import DocumentStatus, KnowledgeBase, WebSearchSettings
+from knowledge.retrieval import MIN_SIMILARITY, Hit
 from knowledge.retrieval import search_many as kb_search_many
 from knowledge.web_search import WebSearchError
 from knowledge.web_search import search as web_search
 
 from ..engine.claims import checkable_claims
 from ..engine.job_plan import JobPlan
+from ..engine.search_controls import narrowed
 from ..models import VerificationJob
 
 log = logging.getLogger(__name__)
 
-#: A retrieved passage counts as evidence for a claim from this cosine similarity.
-MIN_SIMILARITY = 0.35
 PER_CLAIM = 3  # passages kept per claim
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """What a request may set for its own search (`VerificationJob.search`)."""
+
+    top_k: int = PER_CLAIM  # passages kept per claim
+    min_similarity: float = MIN_SIMILARITY  # the evidence threshold
+    metadata: dict[str, list[Any]] = field(default_factory=dict)  # a document filter
 
 
 @dataclass
@@ -40,6 +51,9 @@ class Grounding:
     sources: list[str] = field(default_factory=list)
     web_queries: int = 0  # queries the provider answered (and charges)
     web_failed: int = 0
+    web_error: str = ""  # the first failure's message
+    problem: str = ""  # a source that could not be searched at all (a deleted base)
+    controls: dict[str, Any] = field(default_factory=dict)  # what the search ran with
     web_cost_usd: Decimal = Decimal(0)
     web_own_key: bool = False  # the tenant's own search key: reported, never billed
     errors: list[str] = field(default_factory=list)
@@ -51,6 +65,16 @@ class Grounding:
     def summary(self) -> str:
         return f"{self.covered} of {len(self.claims)} claims had evidence"
 
+    def failures(self) -> str:
+        """What went wrong while searching, in words ("" when nothing did)."""
+        return " ".join(s for s in (self.problem, self.web_failure()) if s)
+
+    def web_failure(self) -> str:
+        if not self.web_failed:
+            return ""
+        asked = self.web_failed + self.web_queries
+        return f"Web search failed for {self.web_failed} of {asked} queries: {self.web_error}."
+
     def as_json(self) -> dict[str, Any]:
         return {
             "sources": self.sources,
@@ -61,10 +85,13 @@ class Grounding:
             "passages": self.refs,
             "web": {
                 "queries": self.web_queries,
+                "failure": self.web_failure() or None,
                 "failed": self.web_failed,
                 "cost_usd": str(self.web_cost_usd),
                 "own_key": self.web_own_key,
             },
+            "problem": self.problem or None,
+            "controls": self.controls,
             "errors": self.errors,
         }
 
@@ -75,11 +102,11 @@ def knowledge_base_for(job: VerificationJob, plan: JobPlan) -> KnowledgeBase | N
     name = plan.policy.fact_check.knowledge_base
     if not name:
         return None
-    hexid = name.removeprefix("kb_")
-    try:
-        return KnowledgeBase.objects.filter(tenant_id=job.tenant_id, pk=hexid).first()
-    except ValueError:  # not a UUID: the policy names a knowledge base by name
-        return KnowledgeBase.objects.filter(tenant_id=job.tenant_id, name=name).first()
+    # by id ("kb_<hex>" or the UUID), else by name (a name is no UUID: Django would
+    # raise ValidationError on it as a primary key)
+    pk = parse_kb_id(name)
+    found = KnowledgeBase.objects.filter(tenant_id=job.tenant_id, pk=pk).first() if pk else None
+    return found or KnowledgeBase.objects.filter(tenant_id=job.tenant_id, name=name).first()
 
 
 def _add(g: Grounding, key: tuple, text: str, ref: dict[str, Any]) -> int:
@@ -95,13 +122,37 @@ def ground(job: VerificationJob, plan: JobPlan) -> Grounding | None:
     """Evidence for `job`'s answer, or None when it has a context or no source applies."""
     if job.context:
         return None
-    kb = knowledge_base_for(job, plan) if "knowledge_base" in plan.search_sources else None
+    controls = job.search or {}
+    sources, max_queries = narrowed(plan.search_sources, plan.max_queries, controls)
+    kb = knowledge_base_for(job, plan) if "knowledge_base" in sources else None
     web = None
-    if "web" in plan.search_sources:
+    if "web" in sources:
         web = WebSearchSettings.objects.filter(tenant_id=job.tenant_id).first()
-    if kb is None and web is None:
+    named = plan.policy.fact_check.knowledge_base
+    missing = kb is None and "knowledge_base" in sources and bool(named)
+    if kb is None and web is None and not missing:
         return None
-    return gather(job.tenant_id, job.response, plan.max_queries, kb, web)
+    options = SearchOptions(
+        top_k=controls.get("top_k") or PER_CLAIM,
+        min_similarity=controls.get("evidence_threshold", MIN_SIMILARITY),
+        metadata=controls.get("metadata") or {},
+    )
+    g = gather(job.tenant_id, job.response, max_queries, kb, web, options)
+    g.controls = {
+        "sources": list(sources),
+        "max_queries": max_queries,
+        "top_k": options.top_k,
+        "evidence_threshold": options.min_similarity,
+        "metadata": options.metadata,
+    }
+    if missing:
+        # said plainly, not as "no grounding context was provided"
+        g.problem = (
+            f"The policy's default knowledge base {named!r} does not exist any more "
+            "(deleted?): choose another one in the policy."
+        )
+        g.errors.insert(0, g.problem)
+    return g
 
 
 def gather(
@@ -110,20 +161,27 @@ def gather(
     max_queries: int,
     kb: KnowledgeBase | None = None,
     web: WebSearchSettings | None = None,
+    options: SearchOptions | None = None,
 ) -> Grounding:
-    """Search evidence for each checkable claim of `answer` (at most `max_queries`
-    searches in all): the knowledge base for the first claims, then the web for
-    claims it did not cover, while searches remain."""
+    """Search evidence for each checkable claim of `answer`. Each source has its own
+    budget of `max_queries` searches: the knowledge base takes the first claims (in one
+    batch), the web the claims still without evidence, so a knowledge base never uses
+    up the web's searches. A claim no source searched is reported as skipped.
+    `options`: the request's passages per claim, evidence threshold and metadata filter."""
+    options = options or SearchOptions()
     g = Grounding(sources=[s for s, on in (("knowledge_base", kb), ("web", web)) if on])
     g.web_own_key = web is not None and bool(web.api_key or web.api_base)
     if kb is not None and not kb.documents.filter(status=DocumentStatus.READY).exists():
         g.errors.append(f"knowledge base {kb.public_id} has no indexed documents")
     claims = checkable_claims(answer)
-    budget = max_queries
     # The knowledge base first, in one batch (one encoder pass, one configuration read).
-    searched = claims[:budget] if kb is not None else []
-    found = kb_search_many(tenant_id, [kb.pk], [c.text for c in searched], PER_CLAIM) if kb else []
-    budget -= len(searched)
+    searched = claims[:max_queries] if kb is not None else []
+    found: list[list[Hit]] = []
+    if kb is not None:
+        documents = matching_documents(tenant_id, [kb.pk], options.metadata)
+        texts = [c.text for c in searched]
+        found = kb_search_many(tenant_id, [kb.pk], texts, options.top_k, documents=documents)
+    web_budget = max_queries if web is not None else 0
     for n, claim in enumerate(claims):
         entry: dict[str, Any] = {
             "start": claim.start,
@@ -132,11 +190,11 @@ def gather(
             "markers": list(claim.markers),
             "evidence": False,
             "passages": [],
+            "searched": ["knowledge_base"] if n < len(searched) else [],
         }
         g.claims.append(entry)
-        asked = n < len(searched)
         for hit in found[n] if n < len(found) else []:
-            if hit.similarity < MIN_SIMILARITY:
+            if hit.similarity < options.min_similarity:
                 continue
             index = _add(
                 g,
@@ -155,26 +213,31 @@ def gather(
             )
             entry["passages"].append(index)
             entry["evidence"] = True
-        if web is not None and not entry["evidence"] and budget > 0:
-            budget -= 1
-            asked = True
-            try:
-                results = web_search(web, claim.text)
-            except WebSearchError as exc:
-                g.errors.append(str(exc))
-                g.web_failed += 1  # a failed query is not charged, so it costs nothing
-                results = []
-            else:
-                g.web_queries += 1
-                g.web_cost_usd += web.price_per_query_usd
-            for r in results[:PER_CLAIM]:
-                index = _add(
-                    g, ("web", r.url), r.content, {"kind": "web", "url": r.url, "title": r.title}
-                )
-                entry["passages"].append(index)
-                entry["evidence"] = True
-        if not asked:
-            entry["skipped"] = "max_queries reached"
+        if web is not None and not entry["evidence"] and web_budget > 0:
+            web_budget -= 1
+            entry["searched"].append("web")
+            _search_web(g, web, claim.text, entry, options.top_k)
+        if not entry["searched"]:
+            entry["skipped"] = "max_queries reached" if kb or web else "no source to search"
     for ref in g.refs:
         ref.pop("key")
     return g
+
+
+def _search_web(
+    g: Grounding, web: WebSearchSettings, text: str, entry: dict[str, Any], top_k: int
+) -> None:
+    try:
+        results = web_search(web, text)
+    except WebSearchError as exc:
+        g.errors.append(str(exc))
+        g.web_error = g.web_error or str(exc)
+        g.web_failed += 1  # a failed query is not charged, so it costs nothing
+        entry["web_failed"] = True
+        return
+    g.web_queries += 1
+    g.web_cost_usd += web.price_per_query_usd
+    for r in results[:top_k]:
+        index = _add(g, ("web", r.url), r.content, {"kind": "web", "url": r.url, "title": r.title})
+        entry["passages"].append(index)
+        entry["evidence"] = True

@@ -28,9 +28,9 @@ class DocumentLocation(_Body):
     knowledge_base: str
     document: str
     document_name: str
-    version: int | None = None
     start: int
     end: int
+    version: int | None = None
     page: int | None = None
     slide: int | None = None
     row: int | None = None
@@ -148,6 +148,8 @@ class VerificationRequest(_Body):
     threshold: float | None = Field(default=None, ge=0, le=1)
     callback_url: str | None = None
     metadata: dict[str, Any] | None = None
+    #: search controls for an answer without context (sources, max_queries, top_k, ...)
+    search: dict[str, Any] | None = None
     wait: float | None = Field(default=None, ge=0, le=30)
 
 
@@ -190,9 +192,12 @@ class Document(_Body):
     status: str
     error: str
     language: str
+    warnings: list[str]
+    metadata: dict[str, Any]
     passages_total: int
     passages_done: int
     progress: float
+    #: the newest upload above the served version (version, status, error, progress, name)
     replacement: dict[str, Any] | None
     created_at: dt.datetime
     updated_at: dt.datetime
@@ -213,6 +218,8 @@ class UsageByMode(_Body):
     provider_cost_usd: float
     tenant_provider_cost_usd: float
     price_usd: float
+    web_search_queries: int
+    web_search_cost_usd: float
 
 
 class UsageReport(_Body):
@@ -223,4 +230,6 @@ class UsageReport(_Body):
     provider_cost_usd: float
     tenant_provider_cost_usd: float
     price_usd: float
+    web_search_queries: int
+    web_search_cost_usd: float
     by_mode: dict[str, UsageByMode]
