@@ -52,7 +52,7 @@ def curl(prefix: str, base: str) -> str:
 
 def python_sdk(prefix: str, base: str) -> str:
     return (
-        "# pip install 'truthlens @ git+<this repository>#subdirectory=sdk/python'\n"
+        "# pip install ./sdk/python   (from your TruthLens checkout; `make install` has it)\n"
         f"{_key_line(prefix)}\n"
         "import os\n\n"
         "from truthlens import TruthLens\n\n"
