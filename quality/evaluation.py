@@ -75,6 +75,7 @@ def _row_result(row, result, ms: float) -> dict:
             else (result.score or 0.0)
         ),
         "detected": int(bool(result.detected)),
+        "query_type": result.query_type,
         "verdict": result.verdict or result.status,
         "spans": spans,
         "ms": round(ms, 1),
@@ -174,6 +175,7 @@ def _report(evaluation, document: PolicyDocument, rows, results: list[dict]) -> 
             for r in wrong[:WORST]
         ],  # fmt: skip
         "rows": [
-            {k: r[k] for k in ("position", "score", "raw", "label", "detected")} for r in results
+            {k: r[k] for k in ("position", "score", "raw", "label", "detected", "query_type")}
+            for r in results
         ],
     }
