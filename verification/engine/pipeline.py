@@ -71,25 +71,27 @@ class DetectionConfig:
     signals: bool = False
     #: a tenant's fitted monotone calibration of the score, as (x knots, y knots); None: raw
     calibration: tuple[tuple[float, ...], tuple[float, ...]] | None = None
-    #: per query type: (threshold, calibration or None) replacing `threshold` and
-    #: `calibration` for answers of that type (fits from a type's own labels)
-    by_query_type: dict[str, tuple[float, tuple[tuple[float, ...], tuple[float, ...]] | None]] = (
-        field(default_factory=dict)
-    )
+    #: per query type: (query type, threshold, calibration or None), replacing `threshold`
+    #: and `calibration` for answers of that type (fits from a type's own labels); a tuple,
+    #: so that the config stays hashable
+    by_query_type: tuple[
+        tuple[str, float, tuple[tuple[float, ...], tuple[float, ...]] | None], ...
+    ] = ()
 
     def for_query_type(self, query_type: str) -> DetectionConfig:
         """This config for an answer of `query_type`: its own fit when it has one (the
         uncertainty band moves with the threshold), else unchanged."""
-        if query_type not in self.by_query_type:
+        own = next((f for f in self.by_query_type if f[0] == query_type), None)
+        if own is None:
             return self
-        threshold, calibration = self.by_query_type[query_type]
+        _, threshold, calibration = own
         band = self.uncertain_band
         if band is not None:
             below, above = self.threshold - band[0], band[1] - self.threshold
             band = (max(0.0, threshold - below), min(1.0, threshold + above))
         return replace(
             self, threshold=threshold, calibration=calibration, uncertain_band=band,
-            by_query_type={},
+            by_query_type=(),
         )  # fmt: skip
 
     def __post_init__(self) -> None:
