@@ -67,8 +67,8 @@ demo-dashboard: install
 test-browser: install
 	$(PY) -m pytest tests/dashboard -m browser
 
-walkthrough-screenshots: install  ## the README's onboarding walkthrough images (a browser test)
-	TRUTHLENS_WALKTHROUGH_SHOTS=docs/screenshots $(VENV)/bin/pytest tests/dashboard/test_browser_onboarding.py -q -p no:cacheprovider
+walkthrough-screenshots: install  ## the README's onboarding, review queue and evaluation images (browser tests)
+	TRUTHLENS_WALKTHROUGH_SHOTS=docs/screenshots $(VENV)/bin/pytest tests/dashboard/test_browser_onboarding.py tests/dashboard/test_browser_labels.py -q -p no:cacheprovider
 
 screenshots: install
 	$(PY) manage.py dashboard_screenshots --password "$$DEMO_PASSWORD" --base-url http://127.0.0.1:8000

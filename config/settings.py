@@ -267,6 +267,10 @@ TRUTHLENS = {
     "OUTBOX_RELAY_AFTER_SECONDS": env_float("TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS", 10, minimum=0),
     "SWEEP_INTERVAL_SECONDS": env_float("TRUTHLENS_SWEEP_INTERVAL_SECONDS", 15, minimum=0.2),
     "MAX_JOB_ATTEMPTS": env_int("TRUTHLENS_MAX_JOB_ATTEMPTS", 5, minimum=1),
+    # evaluations of a policy on a dataset: one with no progress (no batch done) for this long
+    # is re-queued by the sweeper (its worker died), and failed after this many claims
+    "EVALUATION_STALL_SECONDS": env_int("TRUTHLENS_EVALUATION_STALL_SECONDS", 600, minimum=1),
+    "MAX_EVALUATION_ATTEMPTS": env_int("TRUTHLENS_MAX_EVALUATION_ATTEMPTS", 3, minimum=1),
     # fault injection for the kill tests: sleep this long in the first detection attempt
     "FAULT_DETECT_SLEEP_SECONDS": env_float("TRUTHLENS_FAULT_DETECT_SLEEP_SECONDS", 0, minimum=0),
     # knowledge bases: a document indexing longer than this is re-enqueued by the sweeper

@@ -71,6 +71,7 @@ urlpatterns = [
     path("datasets/<str:dataset_id>/evaluate/", evaluations.evaluate, name="dataset-evaluate"),
     path("evaluations/compare/", evaluations.compare, name="evaluation-compare"),
     path("evaluations/<uuid:evaluation_id>/", evaluations.evaluation, name="evaluation"),
+    path("evaluations/<uuid:evaluation_id>/rerun/", evaluations.rerun, name="evaluation-rerun"),
     path(
         "evaluations/<uuid:evaluation_id>/calibrate/",
         calibration.calibrate,

@@ -233,3 +233,41 @@ class RefusedProposal(Refused):
             f"not a clear improvement on the current policy, so nothing is proposed"
         )
         self.proposal = proposal
+
+
+@dataclass
+class TypedProposal:
+    """The policy-wide proposal, plus one per query type that had at least `MIN_LABELS`
+    labels (`MIN_PER_CLASS` of each outcome) and beat the current policy on that type out of
+    fold. `fallbacks` says, per other type seen, why it keeps the policy-wide fit."""
+
+    overall: Proposal
+    by_type: dict[str, Proposal] = field(default_factory=dict)
+    fallbacks: dict[str, str] = field(default_factory=dict)
+
+
+def propose_by_query_type(
+    scores: Sequence[float],
+    labels: Sequence[int],
+    current: Sequence[int],
+    query_types: Sequence[str],
+    **options,
+) -> TypedProposal:
+    """`propose` on all labels (its refusals unchanged), then on each query type's own labels
+    where there are enough; a type whose own fit is refused falls back to the overall fit."""
+    overall = propose(scores, labels, current, **options)
+    if len(query_types) != len(scores):
+        raise ValueError("one query type per labelled answer")
+    s, y, cur = np.asarray(scores, float), np.asarray(labels, int), np.asarray(current, int)
+    types = np.asarray(query_types, dtype=object)
+    typed = TypedProposal(overall)
+    for qtype in sorted(set(query_types)):
+        mask = types == qtype
+        if mask.all():
+            typed.fallbacks[qtype] = "every label is of this type: the overall fit is its own"
+            continue
+        try:
+            typed.by_type[qtype] = propose(s[mask], y[mask], cur[mask], **options)
+        except Refused as exc:
+            typed.fallbacks[qtype] = str(exc)
+    return typed

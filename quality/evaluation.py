@@ -7,9 +7,11 @@ from __future__ import annotations
 import logging
 import statistics
 import time
+from datetime import timedelta
 from decimal import Decimal
 
 from celery import current_app
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -75,6 +77,7 @@ def _row_result(row, result, ms: float) -> dict:
             else (result.score or 0.0)
         ),
         "detected": int(bool(result.detected)),
+        "query_type": result.query_type,
         "verdict": result.verdict or result.status,
         "spans": spans,
         "ms": round(ms, 1),
@@ -84,11 +87,16 @@ def _row_result(row, result, ms: float) -> dict:
 def run_evaluation(evaluation_id, detector: Detector) -> str | None:
     """Claim a queued evaluation and run it; its status, or None if another worker has it."""
     claimed = Evaluation.objects.filter(pk=evaluation_id, status=Evaluation.QUEUED).update(
-        status=Evaluation.RUNNING, done=0
+        status=Evaluation.RUNNING, done=0, attempts=F("attempts") + 1, progress_at=timezone.now()
     )
     if claimed != 1:
         return None
     evaluation = Evaluation.objects.select_related("tenant__plan", "dataset").get(pk=evaluation_id)
+    # this claim's own row: once the sweeper re-queues the run (or it is claimed again), a
+    # worker that was only slow stops writing to it
+    mine = Evaluation.objects.filter(
+        pk=evaluation_id, status=Evaluation.RUNNING, attempts=evaluation.attempts
+    )
     try:
         document = PolicyDocument.model_validate(evaluation.policy_document)
         config = detection_config(document, document.threshold)
@@ -103,22 +111,58 @@ def run_evaluation(evaluation_id, detector: Detector) -> str | None:
             each_ms = (time.perf_counter() - started) * 1000 / len(batch)
             tokens += sum(r.detector_tokens for r in found)
             results.extend(_row_result(r, f, each_ms) for r, f in zip(batch, found, strict=True))
-            Evaluation.objects.filter(pk=evaluation_id).update(done=F("done") + len(batch))
+            if not mine.update(done=F("done") + len(batch), progress_at=timezone.now()):
+                log.warning("evaluation %s was taken from this worker; stopping", evaluation_id)
+                return None
         report = _report(evaluation, document, rows, results)
     except Exception as exc:  # a bad draft or row must end as a failed run, never hang
         log.exception("evaluation %s failed", evaluation_id)
-        Evaluation.objects.filter(pk=evaluation_id).update(
-            status=Evaluation.FAILED, error=str(exc)[:500], completed_at=timezone.now()
-        )
+        mine.update(status=Evaluation.FAILED, error=str(exc)[:500], completed_at=timezone.now())
         return Evaluation.FAILED
-    Evaluation.objects.filter(pk=evaluation_id).update(
+    if not mine.update(
         status=Evaluation.COMPLETED,
         results=report,
         detector_tokens=tokens,
         price_usd=_price(evaluation.tenant, tokens),
         completed_at=timezone.now(),
-    )
+    ):
+        return None
     return Evaluation.COMPLETED
+
+
+def sweep_stalled_evaluations(limit: int = 100) -> dict[str, int]:
+    """The sweeper's part for evaluations (`truthlens.sweep_jobs`): a running one with no
+    progress for `EVALUATION_STALL_SECONDS` lost its worker, and is queued again from the
+    start, or failed with the reason once it has been claimed `MAX_EVALUATION_ATTEMPTS`
+    times; a queued one not taken for as long (the broker was down) is sent again."""
+    now = timezone.now()
+    stall = settings.TRUTHLENS["EVALUATION_STALL_SECONDS"]
+    tries = settings.TRUTHLENS["MAX_EVALUATION_ATTEMPTS"]
+    stale = Evaluation.objects.filter(progress_at__lt=now - timedelta(seconds=stall))
+    counts = {"requeued": 0, "failed": 0, "resent": 0}
+    for pk, attempts in stale.filter(status=Evaluation.RUNNING).values_list("pk", "attempts")[
+        :limit
+    ]:
+        still = stale.filter(pk=pk, status=Evaluation.RUNNING, attempts=attempts)
+        if attempts >= tries:
+            counts["failed"] += still.update(
+                status=Evaluation.FAILED,
+                error=(
+                    f"the run made no progress for {stall} s after each of {attempts} tries "
+                    "(its worker stopped); start it again with Re-run"
+                ),
+                completed_at=now,
+            )
+        elif still.update(status=Evaluation.QUEUED, done=0, progress_at=now):
+            counts["requeued"] += 1
+            enqueue(pk)
+    for pk in stale.filter(status=Evaluation.QUEUED).values_list("pk", flat=True)[:limit]:
+        if stale.filter(pk=pk, status=Evaluation.QUEUED).update(progress_at=now):
+            counts["resent"] += 1
+            enqueue(pk)
+    if any(counts.values()):
+        log.warning("stalled evaluations: %s", counts)
+    return counts
 
 
 def _per_mode(evaluation, results: list[dict], rows: int) -> list[dict]:
@@ -174,6 +218,7 @@ def _report(evaluation, document: PolicyDocument, rows, results: list[dict]) -> 
             for r in wrong[:WORST]
         ],  # fmt: skip
         "rows": [
-            {k: r[k] for k in ("position", "score", "raw", "label", "detected")} for r in results
+            {k: r[k] for k in ("position", "score", "raw", "label", "detected", "query_type")}
+            for r in results
         ],
     }

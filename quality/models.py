@@ -154,9 +154,15 @@ class Evaluation(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # For the sweeper: how many times a worker claimed it, and when it last moved (claimed,
+    # a batch done, or sent again). A run with no progress for EVALUATION_STALL_SECONDS is
+    # re-queued, or failed after MAX_EVALUATION_ATTEMPTS claims.
+    attempts = models.PositiveIntegerField(default=0)
+    progress_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "progress_at"], name="evaluation_sweep")]
 
     def __str__(self) -> str:
         return f"evaluation {self.id} ({self.status})"

@@ -41,12 +41,14 @@ class CalibrateForm(forms.Form):
         return data
 
 
-def _propose(evaluation: Evaluation, form: CalibrateForm) -> calibration.Proposal:
+def _propose(evaluation: Evaluation, form: CalibrateForm) -> calibration.TypedProposal:
     rows = (evaluation.results or {}).get("rows", [])
-    return calibration.propose(
+    return calibration.propose_by_query_type(
         [r.get("raw", r["score"]) for r in rows],
         [r["label"] for r in rows],
         [r["detected"] for r in rows],
+        # runs from before query types were recorded: one type, the policy-wide fit only
+        [r.get("query_type", "other") for r in rows],
         objective=form.cleaned_data["objective"],
         target=form.cleaned_data["target"]
         if form.cleaned_data["objective"] != "balanced_accuracy"
@@ -59,14 +61,15 @@ def _propose(evaluation: Evaluation, form: CalibrateForm) -> calibration.Proposa
 def calibrate(request, scope, evaluation_id):
     evaluation = _evaluation(scope, evaluation_id)
     form = CalibrateForm(request.POST or None)
-    proposal, refusal = None, ""
+    typed, proposal, refusal = None, None, ""
     # A draft or an older version is no baseline for the policy in force: preview only.
     is_current = evaluation.policy_version == current_version(scope.tenant)
     if evaluation.status != Evaluation.COMPLETED:
         refusal = "The evaluation has not finished yet."
     elif request.method == "POST" and form.is_valid():
         try:
-            proposal = _propose(evaluation, form)
+            typed = _propose(evaluation, form)
+            proposal = typed.overall
         except calibration.RefusedProposal as exc:
             refusal, proposal = str(exc), exc.proposal
         except calibration.Refused as exc:
@@ -82,7 +85,7 @@ def calibrate(request, scope, evaluation_id):
                     scope.tenant,
                     request.user,
                     current_document(scope.tenant),
-                    proposal,
+                    typed,
                     evaluation.dataset,
                 )
                 if change is None:
@@ -98,6 +101,7 @@ def calibrate(request, scope, evaluation_id):
                         "method": proposal.fit.curve.method,
                         "objective": proposal.objective,
                         "threshold": change.after.get("threshold"),
+                        "query_types": sorted(typed.by_type) if typed else [],
                     },
                 )
                 messages.success(
@@ -114,6 +118,7 @@ def calibrate(request, scope, evaluation_id):
             "evaluation": evaluation,
             "form": form,
             "proposal": proposal,
+            "typed": typed,
             "refusal": refusal,
             "is_current": is_current,
             "min_labels": calibration.MIN_LABELS,

@@ -10,6 +10,7 @@ from django import forms
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from quality.evaluation import start_evaluation
@@ -113,6 +114,32 @@ def evaluation(request, scope, evaluation_id: str):
             "others": others.exclude(pk=found.pk),
         },
     )
+
+
+@require_POST
+@tenant_view(edit=True)
+def rerun(request, scope, evaluation_id: str):
+    """A failed run, or one stuck with no progress, started again as a new run of the same
+    policy document on the same dataset (the old one stays in the history as it was)."""
+    old = _evaluation(scope, evaluation_id)
+    if old.status == Evaluation.COMPLETED:
+        messages.info(request, "This run completed; start a new evaluation from the dataset.")
+        return redirect("dashboard:evaluation", evaluation_id=old.pk)
+    document = PolicyDocument.model_validate(old.policy_document)
+    evaluation = start_evaluation(
+        scope.tenant, old.dataset, document, old.policy_version, request.user
+    )
+    if old.status != Evaluation.FAILED:  # a stuck run: retire it, so that only one is live
+        Evaluation.objects.filter(pk=old.pk, status=old.status).update(
+            status=Evaluation.FAILED, error="replaced by a re-run", completed_at=timezone.now()
+        )
+    record(
+        request,
+        "evaluation.started",
+        evaluation,
+        details={"dataset": str(old.dataset), "policy": evaluation.label, "rerun_of": str(old.pk)},
+    )
+    return redirect("dashboard:evaluation", evaluation_id=evaluation.pk)
 
 
 @tenant_view

@@ -54,6 +54,24 @@ FULL: dict[str, Any] = {
         "dataset_version": 2,
         "labels": 240,
     },
+    "calibration_by_query_type": {
+        "summarization": {
+            "method": "isotonic",
+            "threshold": 0.61,
+            "x": [0.0, 0.4, 1.0],
+            "y": [0.1, 0.5, 0.9],
+            "dataset": "support",
+            "dataset_version": 2,
+            "labels": 120,
+        },
+        "factual_qa": {
+            "method": "threshold",
+            "threshold": 0.27,
+            "dataset": "support",
+            "dataset_version": 2,
+            "labels": 110,
+        },
+    },
     "decisions": [
         {
             "name": "medical",

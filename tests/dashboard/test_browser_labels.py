@@ -1,10 +1,15 @@
 """Browser test of the label flow (issue 23): review queue -> label (a span marked by
 selecting text, keyboard shortcuts) -> dataset -> evaluate -> calibrate -> adopt -> the new
-policy version is visible and the previous one restorable."""
+policy version is visible and the previous one restorable.
+
+With `TRUTHLENS_WALKTHROUGH_SHOTS=<folder>` it also saves the README's screenshots of the
+review queue and the evaluation report there (`make walkthrough-screenshots`)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import os
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -27,6 +32,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CONTEXT = ["The Eiffel Tower was built from 1887 to 1889 and is 330 metres tall."]
 FAITHFUL = "It was built from 1887 to 1889."
 YEARS = range(1900, 2100)
+SHOTS = os.environ.get("TRUTHLENS_WALKTHROUGH_SHOTS", "")
+
+
+def _shot(tab, name: str, full_page: bool = True) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        tab.screenshot(path=str(Path(SHOTS) / f"quality-{name}.png"), full_page=full_page)
 
 
 @pytest.fixture
@@ -76,6 +88,7 @@ def test_queue_to_adopted_calibration_and_back(page, live_server, tenant_a, owne
     sign_in(page, live_server, "owner-a")
     # the queue: start reviewing the oldest answer (faithful)
     page.goto(f"{live_server.url}/dashboard/review/")
+    _shot(page, "review-queue", full_page=False)
     page.locator("#start-review").click()
     page.wait_for_url(f"**/dashboard/review/{queue[0].public_id}/")
     page.keyboard.press("c")  # correct
@@ -84,6 +97,7 @@ def test_queue_to_adopted_calibration_and_back(page, live_server, tenant_a, owne
     _select(page, "1901")
     page.keyboard.press("m")
     assert page.locator("#review-answer mark").inner_text() == "1901"
+    _shot(page, "review-item")
     page.keyboard.press("h")
     page.wait_for_url(f"**/dashboard/review/{queue[2].public_id}/")
     # previous goes back to the one just labelled, which shows its label and mark
@@ -112,6 +126,7 @@ def test_queue_to_adopted_calibration_and_back(page, live_server, tenant_a, owne
     page.reload()
     page.locator("svg.reliability").wait_for()
     assert page.locator("svg.pr-curve .threshold-marker").count() == 1
+    _shot(page, "evaluation-report")
 
     # calibrate: fit, see the out-of-fold figures, adopt
     page.locator("#calibrate-link").click()

@@ -93,6 +93,15 @@ class Outcome:
 
 
 def _calibration_note(plan: JobPlan) -> dict:
+    typed = plan.policy.calibration_by_query_type.get(plan.query_type)
+    if typed is not None:
+        return {
+            "calibrated": True,
+            "method": typed.method,
+            "query_type": plan.query_type,
+            "dataset": typed.dataset,
+            "dataset_version": typed.dataset_version,
+        }
     fitted = plan.policy.calibration
     if fitted is None:
         return {"calibrated": False}

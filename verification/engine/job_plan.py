@@ -52,6 +52,18 @@ def resolve_request(
 
 
 def detection_config(policy: PolicyDocument, threshold: float) -> DetectionConfig:
+    """The detection settings of `policy` at `threshold`. A query type with its own fit
+    (`calibration_by_query_type`) gets its curve, and its threshold unless `threshold` is not
+    the policy's own (a request's or a decision's threshold wins, as for the policy-wide fit)."""
+    own = threshold == policy.threshold
+    by_type = tuple(
+        (
+            qtype,
+            fitted.threshold if own else threshold,
+            (tuple(fitted.x), tuple(fitted.y)) if fitted.method != "threshold" else None,
+        )
+        for qtype, fitted in sorted(policy.calibration_by_query_type.items())
+    )
     return DetectionConfig(
         threshold=threshold,
         token_threshold=policy.token_threshold,
@@ -67,6 +79,7 @@ def detection_config(policy: PolicyDocument, threshold: float) -> DetectionConfi
             if policy.calibration is not None
             else None
         ),
+        by_query_type=by_type,
     )
 
 

@@ -71,6 +71,28 @@ class DetectionConfig:
     signals: bool = False
     #: a tenant's fitted monotone calibration of the score, as (x knots, y knots); None: raw
     calibration: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    #: per query type: (query type, threshold, calibration or None), replacing `threshold`
+    #: and `calibration` for answers of that type (fits from a type's own labels); a tuple,
+    #: so that the config stays hashable
+    by_query_type: tuple[
+        tuple[str, float, tuple[tuple[float, ...], tuple[float, ...]] | None], ...
+    ] = ()
+
+    def for_query_type(self, query_type: str) -> DetectionConfig:
+        """This config for an answer of `query_type`: its own fit when it has one (the
+        uncertainty band moves with the threshold), else unchanged."""
+        own = next((f for f in self.by_query_type if f[0] == query_type), None)
+        if own is None:
+            return self
+        _, threshold, calibration = own
+        band = self.uncertain_band
+        if band is not None:
+            below, above = self.threshold - band[0], band[1] - self.threshold
+            band = (max(0.0, threshold - below), min(1.0, threshold + above))
+        return replace(
+            self, threshold=threshold, calibration=calibration, uncertain_band=band,
+            by_query_type=(),
+        )  # fmt: skip
 
     def __post_init__(self) -> None:
         for name in ("threshold", "token_threshold", "min_span_confidence", "citation_weight"):
@@ -130,7 +152,9 @@ def verify_batch(
 
     results: list[DetectionResult | None] = [None] * len(items)
     pending: list[tuple[int, DetectionInput, Coverage, list[int]]] = []
+    configs = [config.for_query_type(qtype) for qtype, _ in types]
     for i, (item, (qtype, qconf)) in enumerate(zip(items, types, strict=True)):
+        cfg = configs[i]
         base = DetectionResult(
             status="unverifiable",
             score=None,
@@ -139,9 +163,9 @@ def verify_batch(
             query_type=qtype,
             query_type_confidence=qconf,
             detector=detector.name,
-            threshold=config.threshold,
+            threshold=cfg.threshold,
         )
-        early = _early_exit(item, qtype, config, base)
+        early = _early_exit(item, qtype, cfg, base)
         if early is not None:
             results[i] = early
             continue
@@ -156,13 +180,13 @@ def verify_batch(
                 f"'{detector.name}' (supports: {langs})"
             )
             # Numbers, dates, times, money and units need no language model.
-            results[i] = values_only(item, lang, config.threshold, base)
+            results[i] = values_only(item, lang, cfg.threshold, base)
             continue
         related, kept = _related(item)
-        prepared, coverage = _cap_context(related, config.max_context_chars)
+        prepared, coverage = _cap_context(related, cfg.max_context_chars)
         coverage.language = lang
         coverage.passages_unrelated = len(item.context) - len(kept)
-        coverage.checks = ["model", "values"] + (["sentences"] if config.typed_checks else [])
+        coverage.checks = ["model", "values"] + (["sentences"] if cfg.typed_checks else [])
         results[i] = base
         pending.append((i, prepared, coverage, kept))
 
@@ -179,7 +203,7 @@ def verify_batch(
             pending_result = results[i]
             assert pending_result is not None
             scored = _score(
-                items[i], prepared, pred, cap, config, pending_result, encoder, combiner
+                items[i], prepared, pred, cap, configs[i], pending_result, encoder, combiner
             )
             results[i] = _in_original_passages(scored, kept)
     return [r for r in results if r is not None]

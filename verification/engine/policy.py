@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 
 from .calibration import check_knots
 from .modes import AUTO, MODE_NAMES
+from .types import QUERY_TYPES
 
 
 def _concrete(name: str) -> str:
@@ -154,6 +155,28 @@ class Calibration(_Strict):
         return self
 
 
+class QueryTypeCalibration(_Strict):
+    """A fit for one query type, from a type with enough labels of its own (quality app):
+    its threshold and, unless `method` is `threshold`, its curve (replacing the policy-wide
+    `calibration` for that type). Types without one use the policy-wide fit."""
+
+    method: Literal["threshold", "isotonic", "platt"]
+    threshold: float = Field(ge=0, le=1)
+    x: list[float] = Field(default_factory=list, max_length=200)
+    y: list[float] = Field(default_factory=list, max_length=200)
+    dataset: str = Field(min_length=1, max_length=100)
+    dataset_version: int = Field(ge=1)
+    labels: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _monotone(self) -> QueryTypeCalibration:
+        if self.method != "threshold":
+            check_knots(self.x, self.y)
+        elif self.x or self.y:
+            raise ValueError("a threshold-only fit has no curve knots")
+        return self
+
+
 class PolicyDocument(_Strict):
     enabled: bool = True
     default_mode: Mode = "lightweight"
@@ -187,6 +210,16 @@ class PolicyDocument(_Strict):
     unverified_note: str = Field(DEFAULT_UNVERIFIED_NOTE, min_length=1, max_length=500)
     # Set by adopting a calibration fitted from the tenant's labels (None: raw scores).
     calibration: Calibration | None = None
+    # Per query type, where that type had enough labels of its own (quality app).
+    calibration_by_query_type: dict[str, QueryTypeCalibration] = Field(default_factory=dict)
+
+    @field_validator("calibration_by_query_type")
+    @classmethod
+    def _known_types(cls, fits: dict[str, QueryTypeCalibration]) -> dict[str, QueryTypeCalibration]:
+        unknown = sorted(set(fits) - set(QUERY_TYPES))
+        if unknown:
+            raise ValueError(f"unknown query types in calibration_by_query_type: {unknown}")
+        return fits
 
     @field_validator("decisions")
     @classmethod

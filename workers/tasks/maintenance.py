@@ -1,10 +1,11 @@
-"""Periodic tasks run by beat: the job and document sweeper and the webhook dispatcher."""
+"""Periodic tasks run by beat: the job, document and evaluation sweeper and the webhook dispatcher."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
 from knowledge.queueing import sweep_documents
+from quality.evaluation import sweep_stalled_evaluations
 from tenants.request_log import trim as trim_request_log
 from verification.actions.sweep import relay_outbox, sweep_stuck_jobs
 from verification.billing.alerts import check_all as check_usage_alerts
@@ -16,6 +17,7 @@ def sweep_jobs() -> dict[str, int]:
     counts = sweep_stuck_jobs()
     counts["relayed"] = relay_outbox()
     counts["documents"] = sweep_documents()
+    counts.update({f"evaluations_{k}": n for k, n in sweep_stalled_evaluations().items()})
     return counts
 
 

@@ -9,7 +9,8 @@ from verification.tenant_config import service_detector
 
 
 # Not acks_late: a run claims its row (queued -> running) before it starts, so a message
-# delivered again after a worker died would find it taken; the dashboard offers a re-run.
+# delivered again after a worker died would find it taken. The sweeper re-queues a run with
+# no progress for a while (`sweep_stalled_evaluations`); the dashboard offers a re-run.
 @shared_task(name=TASK, queue=QUEUE)
 def evaluate_dataset(evaluation_id: str) -> str | None:
     return run_evaluation(evaluation_id, service_detector())
