@@ -1,6 +1,6 @@
 """`make run` keeps serving when one of its processes dies: supervisord starts it again.
 
-The three processes run exactly as `scripts/run.sh` starts them (deploy/supervisord.dev.conf),
+The four processes (web, worker, indexer, beat) run exactly as `scripts/run.sh` starts them (deploy/supervisord.dev.conf),
 against the test database. The worker is SIGKILLed (with its pool children) under a steady
 stream of verifications; every request must still be accepted and every accepted job completed.
 """
@@ -62,7 +62,13 @@ class MakeRun:
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
                 if name == "web" and b"gunicorn" in cmdline:
                     return pid
-                if name in ("worker", "beat") and name.encode() in cmdline:
+                # the indexer is a celery worker too, on the `index` queue only
+                indexer = b"index" in cmdline
+                if name == "worker" and b"worker" in cmdline and not indexer:
+                    return pid
+                if name == "indexer" and indexer:
+                    return pid
+                if name == "beat" and b"beat" in cmdline:
                     return pid
         raise LookupError(name)
 
