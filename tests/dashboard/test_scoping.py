@@ -92,6 +92,7 @@ OBJECT_URLS = {
     "dataset-evaluate": (lambda o: {"dataset_id": o["dataset"].public_id}, ("post",)),
     "evaluation": (lambda o: {"evaluation_id": o["evaluation"].pk}, ("get",)),
     "evaluation-calibrate": (lambda o: {"evaluation_id": o["evaluation"].pk}, ("get", "post")),
+    "evaluation-rerun": (lambda o: {"evaluation_id": o["evaluation"].pk}, ("post",)),
 }
 TENANT_PAGES = {
     "overview": {},
