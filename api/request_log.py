@@ -12,7 +12,7 @@ import json
 import logging
 import time
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, OperationalError, transaction
 
 from tenants.request_log import RequestLogEntry
 
@@ -80,5 +80,10 @@ class RequestLogMiddleware:
                     request_id=getattr(request, "request_id", "")[:64],
                     problem=_problem(response),
                 )
+        except OperationalError as exc:
+            # the database is down: one line per request, not a traceback
+            log.warning(
+                "request log row not written: database unavailable (%s)", type(exc).__name__
+            )
         except (DatabaseError, ValueError):  # the log must never fail the request it describes
             log.warning("request log row not written", exc_info=True)

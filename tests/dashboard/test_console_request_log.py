@@ -143,3 +143,22 @@ def test_a_failure_echoing_a_lone_surrogate_is_logged_without_breaking_the_answe
     failed = RequestLogEntry.objects.get(status=400)
     assert failed.problem["status"] == 400
     assert "\ud83d" not in str(failed.problem)
+
+
+def test_a_database_outage_logs_one_line_without_a_traceback(tenant_a, monkeypatch, caplog):
+    """During a Postgres restart every request would otherwise print a traceback into the
+    API's log (the fault test reads that log): the outage is one warning line per request."""
+    from django.db import OperationalError
+
+    def down(*args, **kwargs):
+        raise OperationalError("the database system is shutting down")
+
+    monkeypatch.setattr(RequestLogEntry.objects, "create", down)
+    api = client_for(tenant_a.token)
+    with caplog.at_level("WARNING", logger="api.request_log"):
+        answer = api.get("/v1/verifications")
+    assert answer.status_code == 200
+    written = [r for r in caplog.records if r.name == "api.request_log"]
+    assert len(written) == 1
+    assert "database unavailable" in written[0].getMessage()
+    assert written[0].exc_info is None
