@@ -200,3 +200,70 @@ def test_a_negated_condition_about_the_user_is_no_flip_and_a_negated_claim_still
     )
     assert conflicts(policy, "Because you aren't a Plus member, a flat $6.95 fee applies.") == []
     assert "n't" in conflicts(policy, "Return shipping isn't free for members of our Plus program.")
+
+
+# Formats read as a person reads them, and values worked out with a plain number or a
+# percentage (issue 20, item 2). Each pair: the worked-out value passes, the same answer
+# with the value off is still a contradiction.
+
+RACE = "Results: Ana Ruiz finished the half marathon in 1:05:30, a new course record."
+GUIDANCE = "The board expects full-year revenue of €3.1–3.4 million, up from €2.9 million."
+SALE = "All winter jackets are $50 this week, with a further 20% off at the till."
+SHIFT = "Cleaning crews work 6 hours per shift."
+
+
+@pytest.mark.parametrize(
+    ("context", "faithful", "wrong", "wrong_value"),
+    [
+        (RACE, "Ana ran the half marathon in 65.5 minutes.", "Ana ran the half marathon in 67.5 minutes.", "67.5 minutes"),
+        (RACE, "Ana's time was 1 hour, 5 minutes and 30 seconds.", "Ana's time was 1 hour, 6 minutes and 30 seconds.", "1 hour, 6 minutes and 30 seconds"),
+        (GUIDANCE, "Revenue should land between €3.1 million and €3.4 million.", "Revenue should land between €3.1 million and €3.8 million.", "€3.8 million"),
+        (SALE, "This week a winter jacket costs $40 at the till.", "This week a winter jacket costs $45 at the till.", "$45"),
+        (SHIFT, "Three cleaning shifts keep a crew busy for 18 hours.", "Three cleaning shifts keep a crew busy for 21 hours.", "21 hours"),
+    ],
+)  # fmt: skip
+def test_a_worked_out_value_passes_and_the_same_value_off_is_a_contradiction(
+    context, faithful, wrong, wrong_value
+):
+    assert conflicts(context, faithful) == []
+    assert conflicts(context, wrong) == [wrong_value]
+
+
+def test_a_clock_duration_is_a_duration_and_a_clock_time_stays_a_time():
+    assert [v.kind for v in values("She finished in 1:05:30.")] == ["quantity"]
+    assert values("She finished in 1:05:30.")[0].base() == 3930
+    assert [v.kind for v in values("The meeting starts at 14:30:00 sharp.")] == ["time"]
+
+
+def test_a_range_gives_both_ends_its_unit_and_scale_and_two_values_stay_two():
+    low, high = values("revenue of €3.1–3.4 million")
+    assert (low.canon, low.unit, high.canon, high.unit) == ((3.1e6,), "eur", (3.4e6,), "eur")
+    low, high = values("between 5 and 7 kg")
+    assert (low.unit, high.unit) == ("kg", "kg")
+    rise, total = values("revenue rose 12% to $4.2 billion")
+    assert (rise.canon, rise.unit) == ((12.0,), "%")
+
+
+def test_a_percentage_said_as_a_change_may_be_worked_out_and_a_chance_may_not():
+    context = '{"city": "Lisbon", "high_c": 27, "low_c": 18, "rain_chance_pct": 5}'
+    # 50% is (27 - 18) / 18, but a chance of rain is no change between the two
+    assert conflicts(context, "Lisbon will reach 27°C with a 50% chance of rain.") == ["50%"]
+    sales = "Unit sales were 1,200 in March and 1,500 in April."
+    assert conflicts(sales, "April's unit sales were up 25% on March's.") == []
+    # no percentage in the context to contradict: unsupported, not worked out
+    assert verdicts(sales, "April's unit sales were up 30% on March's.") == {"30%": "absent"}
+
+
+def test_a_value_presented_as_worked_out_that_no_derivation_reproduces_is_unsupported():
+    # a wrong sum and a sum of operands the check cannot see look alike: the check
+    # cannot settle it, so it is reported unsupported with its reason, never contradicted
+    context = "Adult tickets are $12 and child tickets are $11. Parking is $6 per car."
+    found = check(
+        [context], "Two adults come to $24 and three children to $33, so the total is $59."
+    )
+    unsettled = [f for f in found if f.verdict == "absent"]
+    assert [(f.start, f.end) for f in unsettled] == [(66, 69)]
+    assert "not confirmed" in unsettled[0].reason
+    assert [f for f in found if f.start < 66] == []  # 2 × $12 and 3 × $11 are worked out
+    # the same figure stated flatly where the context states another is a contradiction
+    assert conflicts(context, "Adult tickets are $13.") == ["$13"]

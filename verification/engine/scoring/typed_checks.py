@@ -187,6 +187,7 @@ def _derived(
     stated: list[tuple[int, str, Value]],
     asked: Sequence[Value] = (),
     approximate: bool = False,
+    change: bool = False,
 ) -> bool:
     """Whether a quantity is the difference or the sum of two comparable stated ones, the
     sum of all of them ("fell by 23 minutes" from 94 to 71; a total of transactions), or a
@@ -213,6 +214,8 @@ def _derived(
 
     if any(close(a * n) for a in nums for n in counts):
         return True
+    if _scaled(value, nums, stated, asked, close, change):
+        return True
     if len(nums) > 2 and close(sum(nums)):
         return True
     if any(close(abs(a - b)) or close(a + b) for k, a in enumerate(nums) for b in nums[k + 1 :]):
@@ -229,6 +232,68 @@ def _derived(
     )
 
 
+def _scaled(
+    value: Value,
+    nums: list[float],
+    stated: list[tuple[int, str, Value]],
+    asked: Sequence[Value],
+    close,
+    change: bool,
+) -> bool:
+    """A value worked out from a comparable one and a plain number or a percentage:
+    a rate times a count the answer or context states ("8 paid hours a day ... 40 hours
+    over the five-day week"), a share of a whole ("$80 split four ways" is $20), a
+    percentage of an amount, an amount after a rise or a discount ("$50 less 20%" is
+    $40), or, for a percentage said as a change or a share (`change`), the change or
+    share between two comparable amounts."""
+    every = [c[2] for c in stated] + list(asked)
+    # a multiplier is stated beside the result (the answer's own sentence) or asked about;
+    # any number of the context would make nearly every wrong value a product of two
+    beside = [c[2] for c in stated if c[0] == -1] + list(asked)
+    factors = {
+        float(v.canon[0])
+        for v in beside
+        if v.kind == "quantity" and v.unit not in MONEY and v.unit != "%" and 1 < v.canon[0] <= 1000
+    }
+    percents = {float(v.canon[0]) for v in every if v.kind == "quantity" and v.unit == "%"}
+    for a in nums:
+        if any(close(a * n) or close(a / n) for n in factors):
+            return True
+        if any(close(a * p / 100) or close(a * (1 + p / 100)) or close(a * (1 - p / 100))
+               for p in percents):  # fmt: skip
+            return True
+    if value.unit != "%" or not change:
+        return False
+    amounts: dict[str | None, list[float]] = {}
+    for v in every:
+        if v.kind == "quantity" and v.unit != "%" and v.canon[0]:
+            amounts.setdefault(v.unit, []).append(v.base())
+    return any(
+        close(abs(a - b) / b * 100) or close(a / b * 100)
+        for group in amounts.values()
+        for a in group[:20]
+        for b in group[:20]
+        if a != b
+    )
+
+
+#: Words that present a value as the result of a calculation ("so the total is", "which
+#: comes to", "adding up to"): a value the check cannot derive after them is unsettled.
+_WORKED_OUT = re.compile(
+    r"\b(?:total\w*|altogether|in\s+all|combined|overall|comes?\s+to|came\s+to|coming\s+to|"
+    r"works?\s+out|worked\s+out|adds?\s+up|adding\s+up|sum|which\s+(?:is|means|makes)|"
+    r"that(?:'s|’s|\s+is|\s+makes|\s+means)|making|remaining|difference|sav(?:e|es|ing|ings)|"
+    r"average|averag\w+)\b|[=×÷]",
+    re.IGNORECASE,
+)
+#: Words that say a percentage is a change or a share ("up 12%", "a 20% saving", "30%
+#: of the total"), not a probability or a rate stated on its own.
+_CHANGE = re.compile(
+    r"\b(?:increas\w*|decreas\w*|ris(?:e|es|ing)|rose|f[ae]ll\w*|up|down|gr[eo]w\w*|drop\w*|"
+    r"cut|cheaper|dearer|sav\w*|discount\w*|off|more|less|higher|lower|share|portion|"
+    r"proportion|fraction|of\s+(?:the|all|its|their|your)\s+\w+|change\w*|gain\w*|loss\w*)\b",
+    re.IGNORECASE,
+)
 #: A rate per day, week or month stated per week, month or year: "£1,200 a month" is
 #: £14,400 a year, "2 doses a day" is 14 a week.
 _CALENDAR_FACTORS = (7.0, 12.0, 24.0, 52.0, 365.0)
@@ -354,19 +419,36 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
                 if len(mine & _window_keys(c[1], c[2].start, c[2].end)) >= LONG_SLOT_WORDS
             ]
         said_about = _APPROXIMATE.search(answer[max(0, value.start - 25) : value.start])
+        change = _CHANGE.search(answer[max(0, value.start - 40) : value.end + 40]) is not None
         own = _own_operands(answer, value)
         operands = stated + [(-1, answer, v) for v in own if v.kind != "quantity" or v.unit]
         premises = [*asked, *(v for v in own if v.kind == "quantity")]
-        if pool and _derived(value, operands, premises, approximate=said_about is not None):
+        if pool and _derived(
+            value, operands, premises, approximate=said_about is not None, change=change
+        ):
             continue  # a difference or sum of stated values: worked out, not contradicted
         if pool:
             i, passage, v = _closest(answer, value, pool)
             said = answer[value.start : value.end]
+            if _WORKED_OUT.search(answer[max(0, value.start - 45) : value.start]):
+                # the answer presents the value as worked out ("so the total is $79") and
+                # no derivation reproduces it: a wrong sum and a sum of operands the
+                # check cannot see look the same, so it is unsupported, not contradicted
+                reason = (
+                    f"{value.kind} not confirmed: the answer works out {said}, which could "
+                    f"not be derived from the context's {passage[v.start : v.end]}"
+                )
+                out.append(
+                    Finding(
+                        value.start, value.end, value.kind, "absent", (i, v.start, v.end), reason
+                    )
+                )
+                continue
             reason = f"{value.kind} mismatch: the answer says {said} but the context says {passage[v.start : v.end]}"
             out.append(
                 Finding(value.start, value.end, value.kind, "conflict", (i, v.start, v.end), reason)
             )
-        elif _derived(value, operands, premises, approximate=said_about is not None):
+        elif _derived(value, operands, premises, approximate=said_about is not None, change=change):
             continue  # worked out from values of another kind (a duration from two times)
         elif value.kind != "quantity" or value.unit is not None:
             out.append(Finding(value.start, value.end, value.kind, "absent"))

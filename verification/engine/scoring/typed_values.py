@@ -107,6 +107,17 @@ _TIME = re.compile(
     r"|(?<![\d:.])(?P<h2>[01]?\d|2[0-3]):(?P<m2>[0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(?![\d:])",
     re.I,
 )
+#: A clock-style duration ("finished in 1:05:30" is 1 h 5 min 30 s; "a runtime of 2:14:07"):
+#: three fields after a word that names a span of time, or an hour field past 23.
+_CLOCK_DURATION = re.compile(
+    r"(?<![\d:.])(?P<h>\d{1,3}):(?P<m>[0-5]\d):(?P<s>[0-5]\d)(?:\.\d+)?(?![\d:])"
+)
+_DURATION_CUE = re.compile(
+    r"\b(?:in|time|times|timed|duration|took|takes|lasted|lasts|runtime|run\s+time|length|"
+    r"finish(?:ed|ing)?|pace|record|clocked|elapsed|of|total|chip|gun|split|net)"
+    r"(?:\W+(?:was|is|of|at|in|a|just))?\W*$",
+    re.I,
+)
 _ISO_DATE = re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d)")
 #: The time-zone offset of an ISO date-time ("2024-06-03T10:35:00+02:00"): not a time.
 _ISO_OFFSET = re.compile(r"(?<=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d+)?[+-]\d{2}:?\d{2}")
@@ -250,6 +261,11 @@ def values(text: str) -> list[Value]:
                 add(Value(m.start(), m.end(), "date", (MONTHS[m["mon"].lower()], d, year)))
     for m in _ISO_OFFSET.finditer(text):
         taken.append((m.start(), m.end()))
+    for m in _CLOCK_DURATION.finditer(text):
+        hours = int(m["h"])
+        if hours > 23 or _DURATION_CUE.search(text[max(0, m.start() - 25) : m.start()]):
+            seconds = hours * 3600 + int(m["m"]) * 60 + int(m["s"])
+            add(Value(m.start(), m.end(), "quantity", (float(seconds),), "s"))
     for m in _TIME.finditer(text):
         marker = None
         if m["h2"] is not None:
@@ -291,7 +307,37 @@ def values(text: str) -> list[Value]:
         unit = UNITS.get(tail.group(1).lower()) if tail else None
         end = m.end() + (tail.end() if tail else 0)
         add(Value(m.start(), end, "quantity", (number,), unit))
-    return _compound_durations(text, sorted(out, key=lambda v: v.start))
+    return _ranges(text, _compound_durations(text, sorted(out, key=lambda v: v.start)))
+
+
+_RANGE_JOIN = re.compile(r"\s*(?:-|–|—|to)\s*", re.I)
+_SCALE_WORD = re.compile(r"\d\s?(k|thousand|million|billion|trillion|bn|mn)\b", re.I)
+
+
+def _ranges(text: str, found: list[Value]) -> list[Value]:
+    """A range written once with its unit and scale ("€3.1–3.4 million", "5 to 7 kg")
+    gives both ends that unit and scale: €3.1 million and €3.4 million."""
+    out = list(found)
+    for k in range(len(out) - 1):
+        low, high = out[k], out[k + 1]
+        if low.kind != "quantity" or high.kind != "quantity":
+            continue
+        if low.unit is not None and high.unit is not None and low.unit != high.unit:
+            continue  # "rose 12% to $4.2 billion": two values, not a range
+        join = text[low.end : high.start]
+        between = re.search(r"\bbetween\s+[$€£]?$", text[max(0, low.start - 10) : low.start], re.I)
+        if not (_RANGE_JOIN.fullmatch(join) or (between and re.fullmatch(r"\s+and\s+", join))):
+            continue
+        low_text, high_text = text[low.start : low.end], text[high.start : high.end]
+        number = float(low.canon[0])
+        scale = _SCALE_WORD.search(high_text)
+        if scale and not _SCALE_WORD.search(low_text):
+            number *= SCALES[scale.group(1).lower()]
+        unit = low.unit or high.unit
+        out[k] = Value(low.start, low.end, "quantity", (round(number, 6),), unit)
+        if high.unit is None and unit is not None:
+            out[k + 1] = Value(high.start, high.end, "quantity", high.canon, unit)
+    return out
 
 
 _JOINS_DURATION = re.compile(r"\s*(?:,|and)?\s*")
