@@ -67,8 +67,25 @@ def load_rows(path: Path, limit: int | None) -> list[Row]:
     return rows
 
 
+def selected(item: DetectionInput) -> DetectionInput:
+    """The item with its context cut to the evidence selected for the answer, as the
+    pipeline does under the default policy (`evidence_selection.py`)."""
+    from dataclasses import replace
+
+    from verification.engine.evidence_selection import select_evidence
+
+    selection = select_evidence(item.context, item.response, item.query)
+    if selection is None:
+        return item
+    return replace(item, context=tuple(p.text for p in selection.pieces), passage_ids=None)
+
+
 def detector_scorer(
-    detector, threshold: float, batch_size: int, aggregation: str = "calibrated"
+    detector,
+    threshold: float,
+    batch_size: int,
+    aggregation: str = "calibrated",
+    evidence: str = "all",
 ) -> Scorer:
     """Detector -> (score, spans) with the engine's aggregation (`spans.py`).
 
@@ -83,6 +100,8 @@ def detector_scorer(
         out: list[Scored] = []
         for b in range(0, len(items), batch_size):
             chunk = items[b : b + batch_size]
+            if evidence == "selected":
+                chunk = [selected(item) for item in chunk]
             for item, pred in zip(chunk, detector.predict(chunk), strict=True):
                 every = merge_spans(item.response, pred.tokens, 0.0, min_span_confidence=0.0)
                 spans = merge_spans(
@@ -183,6 +202,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--aggregation", default="calibrated", choices=("calibrated", "span_max", "noisy_or"),
         help="response score: the response head (falls back to span_max), span_max or noisy_or",
     )  # fmt: skip
+    p.add_argument(
+        "--evidence", default="selected", choices=("selected", "all"),
+        help="what the detector reads of a long context, as the policy's `evidence` "
+        "(default: the selected sentences, as the default policy)",
+    )  # fmt: skip
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--json", type=Path, default=None, help="also write all figures here")
@@ -199,8 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     detector = load_detector(args.detector)
     print(f"detector {detector.name} loaded in {time.perf_counter() - t0:.1f}s")
-    scorer = detector_scorer(detector, args.threshold, args.batch_size, args.aggregation)
-    print(f"aggregation {args.aggregation}, threshold {args.threshold}")
+    scorer = detector_scorer(
+        detector, args.threshold, args.batch_size, args.aggregation, args.evidence
+    )
+    print(f"aggregation {args.aggregation}, threshold {args.threshold}, evidence {args.evidence}")
     results = {}
     for file in args.file or EVAL_FILES:
         path = Path(file) if Path(file).is_absolute() else args.data_dir / file

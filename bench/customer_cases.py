@@ -58,7 +58,7 @@ def load_cases(path: Path = CASES) -> list[dict]:
     return cases
 
 
-def run_in_process(cases: list[dict], detector_spec: str) -> list[dict]:
+def run_in_process(cases: list[dict], detector_spec: str, evidence: str = "selected") -> list[dict]:
     from verification.engine.detectors.registry import load_detector
     from verification.engine.job_plan import detection_config
     from verification.engine.pipeline import verify_batch
@@ -68,7 +68,8 @@ def run_in_process(cases: list[dict], detector_spec: str) -> list[dict]:
     detector = load_detector(detector_spec)
     items = [DetectionInput.build(c["context"], c["response"], c["query"]) for c in cases]
     # the default policy's detection settings, as the API applies them
-    config = detection_config(PolicyDocument(), PolicyDocument().threshold)
+    policy = PolicyDocument(evidence=evidence)
+    config = detection_config(policy, policy.threshold)
     results = verify_batch(items, config, detector)
     return [
         {
@@ -226,6 +227,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--url", default=None, help="run through the live API instead")
     p.add_argument("--key", default=None)
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument(
+        "--evidence",
+        choices=("selected", "all"),
+        default="selected",
+        help="the policy's `evidence` (in process): selected sentences or the whole context",
+    )
     args = p.parse_args(argv)
     cases = load_cases(args.cases)
     start = time.perf_counter()
@@ -233,8 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         results = run_api(cases, args.url, args.key or "")
         system = f"API {args.url}"
     else:
-        results = run_in_process(cases, args.detector)
-        system = f"in-process, detector {args.detector}"
+        results = run_in_process(cases, args.detector, args.evidence)
+        system = f"in-process, detector {args.detector}, evidence {args.evidence}"
     print(f"{len(cases)} cases, {system}, {time.perf_counter() - start:.1f}s")
     report = {"all": summarise(cases, results)}
     for field in ("task", "kind"):

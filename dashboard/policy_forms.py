@@ -104,6 +104,15 @@ class GlobalSettingsForm(forms.Form):
         label="Uncertain answers",
         help_text="What happens to an answer whose score falls in the uncertainty band.",
     )
+    evidence = forms.ChoiceField(
+        choices=[
+            ("selected", "the sentences that align with the answer"),
+            ("all", "the whole context"),
+        ],
+        label="Context the detector reads",
+        help_text="In a long context, only the sentences that can bear on the answer (faster), "
+        "or everything.",
+    )
     aggregation = forms.ChoiceField(
         label="Answer score from spans",
         help_text="How the scores of an answer's spans combine into its score.",
@@ -213,6 +222,7 @@ class GlobalSettingsForm(forms.Form):
         "uncertain_below": (("uncertain_below",), VALUE),
         "uncertain_above": (("uncertain_above",), VALUE),
         "on_uncertain": (("on_uncertain",), VALUE),
+        "evidence": (("evidence",), VALUE),
         "aggregation": (("aggregation",), VALUE),
         "cost_weight": (("cost_weight",), VALUE),
         "skip_query_types": (("skip_query_types",), CHOICES),

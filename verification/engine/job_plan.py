@@ -74,6 +74,7 @@ def detection_config(policy: PolicyDocument, threshold: float) -> DetectionConfi
             min(1.0, threshold + policy.uncertain_above),
         ),
         on_uncertain=policy.on_uncertain,
+        evidence=policy.evidence,
         calibration=(
             (tuple(policy.calibration.x), tuple(policy.calibration.y))
             if policy.calibration is not None

@@ -15,6 +15,7 @@ from typing import get_args
 
 from .calibration import calibrated
 from .detectors.base import Detector
+from .evidence_selection import Selection, select_evidence
 from .explain.labels import explain_spans
 from .query_types import QueryTypeClassifier, default_classifier
 from .scoring import typed_checks
@@ -61,6 +62,10 @@ class DetectionConfig:
     citation_weight: float = 0.5  # 0 disables the citation signal
     citation_policy: CitationPolicy = field(default_factory=CitationPolicy)
     max_context_chars: int | None = 200_000  # longer contexts are cut (and reported)
+    #: "selected": the detector reads the context sentences that align with the answer
+    #: (`evidence_selection.py`) once the context outgrows the answer's budget; "all":
+    #: the whole context, however long
+    evidence: str = "selected"
     typed_checks: bool = True  # normalised value, negation and antonym checks (typed_checks.py)
     #: scores in [low, high) get verdict "uncertain" unless a contradiction decided them;
     #: None: no band. `on_uncertain`: such an answer passes ("pass") or is flagged ("flag").
@@ -112,6 +117,8 @@ class DetectionConfig:
             low, high = self.uncertain_band
             if not 0.0 <= low <= high <= 1.0:
                 raise ValueError(f"uncertain_band must be 0 <= low <= high <= 1, got {low}, {high}")
+        if self.evidence not in ("selected", "all"):
+            raise ValueError(f"evidence must be 'selected' or 'all', got {self.evidence!r}")
         if self.on_uncertain not in ("pass", "flag"):
             raise ValueError(f"on_uncertain must be 'pass' or 'flag', got {self.on_uncertain!r}")
         if self.max_context_chars is not None and self.max_context_chars < 1:
@@ -151,7 +158,7 @@ def verify_batch(
         types = [("other", 0.0)] * len(items)
 
     results: list[DetectionResult | None] = [None] * len(items)
-    pending: list[tuple[int, DetectionInput, Coverage, list[int]]] = []
+    pending: list[tuple[int, DetectionInput, Coverage, list[int], Selection | None]] = []
     configs = [config.for_query_type(qtype) for qtype, _ in types]
     for i, (item, (qtype, qconf)) in enumerate(zip(items, types, strict=True)):
         cfg = configs[i]
@@ -183,15 +190,19 @@ def verify_batch(
             results[i] = values_only(item, lang, cfg.threshold, base)
             continue
         related, kept = _related(item)
-        prepared, coverage = _cap_context(related, cfg.max_context_chars)
+        selected, selection = _select(related, cfg)
+        prepared, coverage = _cap_context(selected, cfg.max_context_chars)
+        if selection is not None:  # what was given, against what the detector read
+            coverage.context_chars_given = selection.chars_given
+            coverage.evidence_selected = True
         coverage.language = lang
         coverage.passages_unrelated = len(item.context) - len(kept)
         coverage.checks = ["model", "values"] + (["sentences"] if cfg.typed_checks else [])
         results[i] = base
-        pending.append((i, prepared, coverage, kept))
+        pending.append((i, prepared, coverage, kept, selection))
 
     if pending:
-        predictions = detector.predict([prepared for _, prepared, _, _ in pending])
+        predictions = detector.predict([prepared for _, prepared, *_ in pending])
         if len(predictions) != len(pending):
             raise RuntimeError(
                 f"detector {detector.name!r} returned {len(predictions)} predictions "
@@ -199,13 +210,13 @@ def verify_batch(
             )
         encoder = get_encoder() if config.explain and config.explain_embeddings else None
         combiner: Combiner | None = getattr(detector, "combiner", None)
-        for (i, prepared, cap, kept), pred in zip(pending, predictions, strict=True):
+        for (i, prepared, cap, kept, selection), pred in zip(pending, predictions, strict=True):
             pending_result = results[i]
             assert pending_result is not None
             scored = _score(
                 items[i], prepared, pred, cap, configs[i], pending_result, encoder, combiner
             )
-            results[i] = _in_original_passages(scored, kept)
+            results[i] = _in_original_passages(_in_related_passages(scored, selection), kept)
     return [r for r in results if r is not None]
 
 
@@ -233,6 +244,43 @@ def _related(item: DetectionInput) -> tuple[DetectionInput, list[int]]:
         return item, kept
     ids = None if item.passage_ids is None else tuple(item.passage_ids[i] for i in kept)
     return replace(item, context=tuple(item.context[i] for i in kept), passage_ids=ids), kept
+
+
+def _select(
+    item: DetectionInput, config: DetectionConfig
+) -> tuple[DetectionInput, Selection | None]:
+    """The item with its context cut down to the evidence selected for the answer
+    (`evidence_selection.py`), or unchanged (None) when the policy reads everything or
+    the context already fits the answer's budget."""
+    if config.evidence != "selected":
+        return item, None
+    selection = select_evidence(item.context, item.response, item.query)
+    if selection is None:
+        return item, None
+    ids = (
+        None
+        if item.passage_ids is None
+        else tuple(item.passage_ids[p.passage] for p in selection.pieces)
+    )
+    pieces = tuple(p.text for p in selection.pieces)
+    return replace(item, context=pieces, passage_ids=ids), selection
+
+
+def _in_related_passages(result: DetectionResult, selection: Selection | None) -> DetectionResult:
+    """Evidence offsets mapped back from the selected pieces to the passages they came from."""
+    if selection is None:
+        return result
+
+    def back(e: Evidence) -> Evidence:
+        piece = selection.pieces[e.passage_index]
+        return replace(
+            e, passage_index=piece.passage, start=e.start + piece.start, end=e.end + piece.start
+        )
+
+    spans = [
+        s if s.evidence is None else replace(s, evidence=back(s.evidence)) for s in result.spans
+    ]
+    return replace(result, spans=spans)
 
 
 def _in_original_passages(result: DetectionResult, kept: list[int]) -> DetectionResult:
@@ -279,6 +327,7 @@ def _merge_coverage(detector_cov: Coverage, cap: Coverage) -> Coverage:
     cov.language = cap.language
     cov.language_supported = True
     cov.passages_unrelated = cap.passages_unrelated
+    cov.evidence_selected = cap.evidence_selected
     cov.checks = list(cap.checks)
     return cov
 

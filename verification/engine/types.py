@@ -86,6 +86,9 @@ class Coverage:
     language_supported: bool = True
     #: passages left out because they share no content word or number with the answer
     passages_unrelated: int = 0
+    #: the detector read the context sentences selected for the answer, not all of it
+    #: (`context_chars_checked` of `context_chars_given`; `evidence_selection.py`)
+    evidence_selected: bool = False
     #: which checks ran: "model" (the detector), "values" (numbers, dates, times, money
     #: and units, in any language), "sentences" (English negation/antonym clause checks)
     checks: list[str] = field(default_factory=list)
