@@ -87,7 +87,8 @@ def test_through_the_pipeline_a_contradiction_in_a_long_context_is_found_at_its_
     [wrong] = [s for s in result.spans if "09:20" in s.text]
     assert wrong.label == "contradiction"
     evidence = wrong.evidence
-    assert evidence is not None and evidence.passage_index == 1
+    assert evidence is not None
+    assert evidence.passage_index == 1
     assert context[1][evidence.start : evidence.end] == evidence.text
     assert "08:20" in evidence.text
     whole = run(context, answer, "all")
@@ -100,5 +101,5 @@ def test_the_policy_chooses_what_the_detector_reads():
     assert detection_config(PolicyDocument(evidence="all"), 0.5).evidence == "all"
     with pytest.raises(ValueError, match="evidence"):
         DetectionConfig(evidence="some")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="evidence"):
         PolicyDocument(evidence="some")
