@@ -1,0 +1,103 @@
+"""Cost that grows with the answer: p50 of one verification through the pipeline.
+
+    python bench/answer_cost.py [--sizes 1024,4096,16384,65536] [--n 5] [--all-up-to 4096]
+
+A 150-token answer against contexts of about `--sizes` MiniLM tokens, built as
+`bench/detector_speed.py` builds them (passages of the TRAINING file `begin/dev.jsonl`;
+the answer mixes sentences of the context with one from elsewhere). Each example goes
+through `pipeline.verify` with the default policy, batch 1, embedded detector, so the
+figure includes evidence selection, the typed checks and the explanations, as a worker
+runs them. `evidence: all` (the whole context) is timed too for contexts up to
+`--all-up-to` tokens (beyond that it takes seconds per example). Prints p50 and p95 per
+size and the share of the context the detector read, for the whole pipeline and for the
+detector stage alone (evidence selection plus `detector.predict`, the figure
+`bench/detector_speed.py` gives for the whole context).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bench.accuracy import selected  # noqa: E402
+from bench.detector_speed import DATA_FILE, make_inputs  # noqa: E402
+from bench.metrics import percentile  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--sizes", default="1024,4096,16384,65536")
+    p.add_argument("--n", type=int, default=5, help="examples per size (after one warm-up)")
+    p.add_argument("--answer-tokens", type=int, default=150)
+    p.add_argument("--all-up-to", type=int, default=4096)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--data-file", type=Path, default=DATA_FILE)
+    p.add_argument("--json", type=Path, default=None)
+    args = p.parse_args(argv)
+
+    import torch
+    from transformers import AutoTokenizer
+
+    from verification.engine.detectors.embedded import base_model_path
+    from verification.engine.detectors.registry import load_detector
+    from verification.engine.job_plan import detection_config
+    from verification.engine.pipeline import verify
+    from verification.engine.policy import PolicyDocument
+
+    torch.set_num_threads(args.threads)
+    tokenizer = AutoTokenizer.from_pretrained(str(base_model_path()), local_files_only=True)
+    detector = load_detector("embedded")
+    rows = []
+    for size in [int(s) for s in args.sizes.split(",")]:
+        items = make_inputs(tokenizer, args.data_file, args.n + 1, size, args.answer_tokens, 7)
+        for evidence in ("selected", "all"):
+            if evidence == "all" and size > args.all_up_to:
+                continue
+            policy = PolicyDocument(evidence=evidence)
+            config = detection_config(policy, policy.threshold)
+            verify(items[0], config, detector)  # warm-up
+            times, read, stage = [], [], []
+            for item in items[1:]:
+                start = time.perf_counter()
+                result = verify(item, config, detector)
+                times.append((time.perf_counter() - start) * 1000)
+                start = time.perf_counter()
+                detector.predict([selected(item) if evidence == "selected" else item])
+                stage.append((time.perf_counter() - start) * 1000)
+                cov = result.coverage
+                if cov is not None and cov.context_chars_given:
+                    read.append(cov.context_chars_checked / cov.context_chars_given)
+            row = {
+                "context_tokens": size,
+                "evidence": evidence,
+                "n": len(times),
+                "p50_ms": round(statistics.median(times), 1),
+                "p95_ms": round(percentile(times, 95), 1),
+                "context_read": round(statistics.mean(read), 3) if read else None,
+                "detector_p50_ms": round(statistics.median(stage), 1),
+            }
+            rows.append(row)
+            print(
+                f"context {size:>6} tokens  evidence {evidence:<8}  p50 {row['p50_ms']:>8.1f} ms"
+                f"  p95 {row['p95_ms']:>8.1f} ms  read {row['context_read']}"
+                f"  | detector stage p50 {row['detector_p50_ms']:>8.1f} ms",
+                flush=True,
+            )
+    if args.json:
+        args.json.write_text(json.dumps({"threads": args.threads, "rows": rows}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
