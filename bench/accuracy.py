@@ -207,6 +207,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help="what the detector reads of a long context, as the policy's `evidence` "
         "(default: the selected sentences, as the default policy)",
     )  # fmt: skip
+    p.add_argument(
+        "--dtype", default=None, choices=("float32", "int8"),
+        help="int8: the embedded detector's linear layers quantized (TRUTHLENS_DETECTOR_DTYPE)",
+    )  # fmt: skip
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--json", type=Path, default=None, help="also write all figures here")
@@ -221,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     from verification.engine.detectors.registry import load_detector
 
     t0 = time.perf_counter()
-    detector = load_detector(args.detector)
+    detector = load_detector(args.detector, dtype=args.dtype)
     print(f"detector {detector.name} loaded in {time.perf_counter() - t0:.1f}s")
     scorer = detector_scorer(
         detector, args.threshold, args.batch_size, args.aggregation, args.evidence

@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--all-up-to", type=int, default=4096)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--data-file", type=Path, default=DATA_FILE)
+    p.add_argument("--dtype", default=None, choices=("float32", "int8"))
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)
 
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     tokenizer = AutoTokenizer.from_pretrained(str(base_model_path()), local_files_only=True)
-    detector = load_detector("embedded")
+    detector = load_detector("embedded", dtype=args.dtype)
     rows = []
     for size in [int(s) for s in args.sizes.split(",")]:
         items = make_inputs(tokenizer, args.data_file, args.n + 1, size, args.answer_tokens, 7)

@@ -257,7 +257,7 @@ TRUTHLENS = {
     # precision of a mounted checkpoint: auto = bf16/fp16 on GPU, bf16 on CPUs with bf16
     # units (AMX, AVX512-BF16), else float32; float32 forces full precision everywhere
     "DETECTOR_DTYPE": env_choice(
-        "TRUTHLENS_DETECTOR_DTYPE", "auto", ("auto", "float32", "bfloat16", "float16")
+        "TRUTHLENS_DETECTOR_DTYPE", "auto", ("auto", "float32", "bfloat16", "float16", "int8")
     ),
     "DETECT_BATCH_SIZE": env_int("TRUTHLENS_DETECT_BATCH_SIZE", 8, minimum=1),
     # load the detector in each worker process at start (first-job latency) rather than lazily

@@ -76,3 +76,34 @@ def test_a_folder_written_by_the_training_command_loads_as_the_default_does():
     assert detector.name == "embedded-minilm+lexical"
     assert detector.head is not None
     assert "pair" in detector.head.features
+
+
+def test_int8_quantizes_the_shipped_model_and_keeps_its_verdicts_close():
+    import torch
+
+    from verification.engine.types import DetectionInput
+
+    full = registry.load_detector("embedded")
+    small = registry.load_detector("embedded", dtype="int8")
+    assert small is not full
+    assert small.name == "embedded-minilm-int8+lexical"  # results say which arithmetic scored
+    assert registry.load_detector("embedded", "int8") is small
+    assert small.lexical is registry.load_detector("lexical")  # nothing to quantize there
+    kinds = [type(m).__module__ for m in small.model._scorer.model.modules()]
+    assert "torch.nn.modules.linear" not in kinds  # every linear layer is quantized
+    assert any(kind.startswith("torch.ao.nn.quantized.dynamic") for kind in kinds)
+    assert next(full.model._scorer.model.parameters()).dtype == torch.float32
+    item = DetectionInput.build(
+        ["The Eiffel Tower is 330 metres tall and was completed in 1889."],
+        "The Eiffel Tower is 330 metres tall and was completed in 1950.",
+        "How tall is the Eiffel Tower?",
+    )
+    [a], [b] = full.predict([item]), small.predict([item])
+    assert [(t.start, t.end) for t in a.tokens] == [(t.start, t.end) for t in b.tokens]
+    assert max(abs(x.prob - y.prob) for x, y in zip(a.tokens, b.tokens, strict=True)) < 0.5
+    assert (a.response_prob >= 0.5) == (b.response_prob >= 0.5)
+
+
+def test_int8_is_refused_for_a_checkpoint_it_does_not_apply_to(tiny_model_dir):
+    with pytest.raises(ValueError, match="int8 applies to the embedded detector"):
+        registry.load_detector(str(tiny_model_dir), dtype="int8")

@@ -82,6 +82,22 @@ def load_model(model_dir: Path, tokenizer: Any) -> tuple[MiniLMTokenClassifier, 
     return model.eval(), manifest
 
 
+def quantize_int8(model: MiniLMTokenClassifier) -> MiniLMTokenClassifier:
+    """`model` with its linear layers in int8 (PyTorch dynamic quantization: weights
+    stored in int8, activations quantized per batch). About twice as fast on a CPU; its
+    token probabilities differ from float32's, so reference predictions do not apply."""
+    import warnings
+
+    with warnings.catch_warnings():  # torch.ao.quantization announces its successor
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        quantized = torch.ao.quantization.quantize_dynamic(
+            model, {torch.nn.Linear}, dtype=torch.qint8
+        )
+    assert isinstance(quantized, MiniLMTokenClassifier)  # quantized in place of its layers
+    return quantized
+
+
 class EmbeddedDetector:
     """MiniLM token classifier shipped with the project (English)."""
 
@@ -96,12 +112,18 @@ class EmbeddedDetector:
         max_length: int = INFERENCE_MAX_LENGTH,
         *,
         num_threads: int | None = None,
+        int8: bool = False,
     ) -> None:
         dev = resolve_device(device)
         if dev.type == "cpu" and num_threads:
             torch.set_num_threads(num_threads)
         tokenizer = load_tokenizer()
         model, self.manifest = load_model(Path(model_dir or DEFAULT_MODEL_DIR), tokenizer)
+        if int8:
+            if dev.type != "cpu":
+                raise ValueError("int8 runs on the CPU; on a GPU the model runs in float32")
+            model = quantize_int8(model)
+            self.name = f"{NAME}-int8"  # results say which arithmetic scored them
         # float32 everywhere: the model is small, and identical arithmetic on every
         # machine is what lets reference_predictions.json be checked to 1e-4.
         self._scorer = WindowedScorer(

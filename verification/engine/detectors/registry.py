@@ -52,11 +52,11 @@ def _build(key: str, dtype: str | None) -> Detector:
     if key == "embedded":
         from .ensemble import shipped_ensemble
 
-        return shipped_ensemble(load_detector("minilm"), load_detector("lexical"))
+        return shipped_ensemble(load_detector("minilm", dtype), load_detector("lexical"))
     if key == "minilm":
         from .embedded import EmbeddedDetector
 
-        return EmbeddedDetector()
+        return EmbeddedDetector(int8=dtype == "int8")
     if key == "lexical":
         from .lexical import LexicalDetector
 
@@ -71,7 +71,11 @@ def _build(key: str, dtype: str | None) -> Detector:
         from .embedded import EmbeddedDetector
         from .ensemble import shipped_ensemble
 
-        return shipped_ensemble(EmbeddedDetector(path), load_detector("lexical"), path)
+        return shipped_ensemble(
+            EmbeddedDetector(path, int8=dtype == "int8"), load_detector("lexical"), path
+        )
+    if dtype == "int8":
+        raise ValueError("int8 applies to the embedded detector and its retrained folders")
     from .transformer import TransformerDetector
 
     return TransformerDetector(path, dtype=dtype)
@@ -89,7 +93,7 @@ def _is_embedded_folder(path: Path) -> bool:
         return False
 
 
-DTYPES = ("auto", "float32", "bfloat16", "float16")
+DTYPES = ("auto", "float32", "bfloat16", "float16", "int8")
 
 
 def load_detector(spec: str = DEFAULT_SPEC, dtype: str | None = None) -> Detector:
@@ -97,13 +101,20 @@ def load_detector(spec: str = DEFAULT_SPEC, dtype: str | None = None) -> Detecto
 
     `dtype` sets the precision of a mounted checkpoint ("auto"/None: bf16 or
     fp16 on GPU, bf16 on CPUs with bf16 units, else float32). The shipped
-    detectors always run in float32, which is what their reference
-    predictions were recorded in.
+    detectors run in float32, which is what their reference predictions were
+    recorded in, unless `dtype` is "int8" (dynamic quantization on the CPU,
+    `embedded.quantize_int8`), which applies to them only.
     """
     if dtype is not None and dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     key = _normalise(spec)
-    precision = None if dtype in (None, "auto") or not key.startswith("hf:") else dtype
+    if dtype == "int8" and key == "lexical":
+        dtype = None  # no model to quantize
+    precision = (
+        dtype
+        if dtype == "int8" or (key.startswith("hf:") and dtype not in (None, "auto"))
+        else None
+    )
     with _lock:  # two threads asking at once must not load the model twice
         if (key, precision) not in _cache:
             _cache[(key, precision)] = _build(key, precision)
