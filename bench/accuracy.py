@@ -69,7 +69,7 @@ def load_rows(path: Path, limit: int | None) -> list[Row]:
 
 def selected(item: DetectionInput) -> DetectionInput:
     """The item with its context cut to the evidence selected for the answer, as the
-    pipeline does under the default policy (`evidence_selection.py`)."""
+    pipeline does under a policy with `evidence: "selected"` (`evidence_selection.py`)."""
     from dataclasses import replace
 
     from verification.engine.evidence_selection import select_evidence
@@ -203,9 +203,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help="response score: the response head (falls back to span_max), span_max or noisy_or",
     )  # fmt: skip
     p.add_argument(
-        "--evidence", default="selected", choices=("selected", "all"),
+        "--evidence", default="all", choices=("selected", "all"),
         help="what the detector reads of a long context, as the policy's `evidence` "
-        "(default: the selected sentences, as the default policy)",
+        "(default: all of it, as the default policy)",
     )  # fmt: skip
     p.add_argument(
         "--dtype", default=None, choices=("float32", "int8"),

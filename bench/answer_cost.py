@@ -5,9 +5,10 @@
 A 150-token answer against contexts of about `--sizes` MiniLM tokens, built as
 `bench/detector_speed.py` builds them (passages of the TRAINING file `begin/dev.jsonl`;
 the answer mixes sentences of the context with one from elsewhere). Each example goes
-through `pipeline.verify` with the default policy, batch 1, embedded detector, so the
+through `pipeline.verify` with the default policy, its `evidence` set to "selected"
+(the sentences aligned with the answer), batch 1, embedded detector, so the
 figure includes evidence selection, the typed checks and the explanations, as a worker
-runs them. `evidence: all` (the whole context) is timed too for contexts up to
+runs them. `evidence: all` (the whole context, the default) is timed too for contexts up to
 `--all-up-to` tokens (beyond that it takes seconds per example). Prints p50 and p95 per
 size and the share of the context the detector read, for the whole pipeline and for the
 detector stage alone (evidence selection plus `detector.predict`, the figure

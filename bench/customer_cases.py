@@ -58,7 +58,7 @@ def load_cases(path: Path = CASES) -> list[dict]:
     return cases
 
 
-def run_in_process(cases: list[dict], detector_spec: str, evidence: str = "selected") -> list[dict]:
+def run_in_process(cases: list[dict], detector_spec: str, evidence: str = "all") -> list[dict]:
     from verification.engine.detectors.registry import load_detector
     from verification.engine.job_plan import detection_config
     from verification.engine.pipeline import verify_batch
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--evidence",
         choices=("selected", "all"),
-        default="selected",
+        default="all",
         help="the policy's `evidence` (in process): selected sentences or the whole context",
     )
     args = p.parse_args(argv)

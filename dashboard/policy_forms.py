@@ -106,8 +106,8 @@ class GlobalSettingsForm(forms.Form):
     )
     evidence = forms.ChoiceField(
         choices=[
-            ("selected", "the sentences that align with the answer"),
             ("all", "the whole context"),
+            ("selected", "the sentences that align with the answer"),
         ],
         label="Context the detector reads",
         help_text="In a long context, only the sentences that can bear on the answer (faster), "

@@ -22,7 +22,7 @@ FULL: dict[str, Any] = {
     "uncertain_below": 0.07,
     "uncertain_above": 0.21,
     "on_uncertain": "flag",
-    "evidence": "all",
+    "evidence": "selected",
     "aggregation": "noisy_or",
     # not in the order the boxes are shown: saving must not reorder
     "skip_query_types": ["opinion", "creative"],

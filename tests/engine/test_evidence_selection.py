@@ -97,8 +97,8 @@ def test_through_the_pipeline_a_contradiction_in_a_long_context_is_found_at_its_
 
 
 def test_the_policy_chooses_what_the_detector_reads():
-    assert detection_config(PolicyDocument(), 0.5).evidence == "selected"
-    assert detection_config(PolicyDocument(evidence="all"), 0.5).evidence == "all"
+    assert detection_config(PolicyDocument(), 0.5).evidence == "all"
+    assert detection_config(PolicyDocument(evidence="selected"), 0.5).evidence == "selected"
     with pytest.raises(ValueError, match="evidence"):
         DetectionConfig(evidence="some")
     with pytest.raises(ValueError, match="evidence"):

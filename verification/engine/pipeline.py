@@ -65,7 +65,7 @@ class DetectionConfig:
     #: "selected": the detector reads the context sentences that align with the answer
     #: (`evidence_selection.py`) once the context outgrows the answer's budget; "all":
     #: the whole context, however long
-    evidence: str = "selected"
+    evidence: str = "all"
     typed_checks: bool = True  # normalised value, negation and antonym checks (typed_checks.py)
     #: scores in [low, high) get verdict "uncertain" unless a contradiction decided them;
     #: None: no band. `on_uncertain`: such an answer passes ("pass") or is flagged ("flag").
