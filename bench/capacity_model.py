@@ -58,7 +58,8 @@ INPUTS = {
     # 500 tps with 8 clients on this shared 2-core machine (load average 8.7): a floor
     "pg_statements_per_core_s": 500 * 5 / 2,
     # Redis commands: the app's (job_costs.json) + kombu's 9 per consumed message
-    # (BRPOP; MULTI ZADD HSET EXEC into the unacked index; MULTI ZREM HDEL EXEC on ack)
+    # (BRPOP; MULTI ZADD HSET EXEC into the unacked index; MULTI ZREM HDEL EXEC on ack;
+    # checked with redis-cli monitor around a real worker, docs/capacity.md)
     "redis_app_plain": 11.0,
     "redis_app_mitigated": 12.5,
     "redis_per_consumed_message": 9,
@@ -67,7 +68,42 @@ INPUTS = {
     # for a dedicated node (measure yours with redis-benchmark on the target)
     "redis_cmds_per_node_s": 100_000,
     "utilisation": 0.60,
+    # ---- autoscaling: each lane's wait budget (s) and the index worker's documents ----------
+    "wait_budget_s": {
+        "detect_interactive": 1,
+        "detect": 5,
+        "mitigate_interactive": 2,
+        "mitigate": 20,
+        "webhooks": 5,
+        "index": 60,
+    },
+    "index_passages_per_cpu_s": 6.5,  # README, bench/indexing.py
+    "index_passages_per_document": 20,  # assumption
 }
+
+
+def pod_rates(inp: dict) -> dict[str, float]:
+    """Jobs/s one pod of each worker handles at 100 % (GPU detect pod: embedded default)."""
+    redetect_core_s = inp["cpu_detect_pod_cores"] / inp["cpu_detect_per_s"]
+    mit_cpu_s = inp["redetections_per_mitigated_job"] * redetect_core_s
+    mit_wall_s = inp["llm_calls_per_mitigated_job"] * inp["llm_call_s"] + mit_cpu_s / 2
+    return {
+        "detect": inp["gpu_embedded_per_s"],
+        "mitigate": min(inp["mitigate_pod_cores"] / mit_cpu_s, inp["mitigate_concurrency"] / mit_wall_s),
+        "webhooks": inp["webhooks_concurrency"] / inp["webhook_receiver_s"],
+        "index": inp["index_passages_per_cpu_s"] / inp["index_passages_per_document"],
+    }  # fmt: skip
+
+
+def keda_thresholds(inp: dict = INPUTS) -> dict[tuple[str, str], str]:
+    """(worker, queue) -> KEDA listLength: one pod's rate x utilisation x the lane's budget."""
+    rates = pod_rates(inp)
+    out = {}
+    for queue, budget in inp["wait_budget_s"].items():
+        worker = queue.removesuffix("_interactive")
+        length = rates[worker] * inp["utilisation"] * budget
+        out[(worker, queue)] = str(int(length + 0.5))  # to the nearest message
+    return out
 
 
 def model(rate: float, inp: dict, detector: str) -> dict:
@@ -86,12 +122,11 @@ def model(rate: float, inp: dict, detector: str) -> dict:
     out["detect_pods"] = _pods(rate / (per_pod * u))
     redetect_core_s = inp["cpu_detect_pod_cores"] / inp["cpu_detect_per_s"]
     mit_cpu_s = inp["redetections_per_mitigated_job"] * redetect_core_s
-    mit_wall_s = inp["llm_calls_per_mitigated_job"] * inp["llm_call_s"] + mit_cpu_s / 2
-    pod_cpu_rate = inp["mitigate_pod_cores"] / mit_cpu_s
-    pod_io_rate = inp["mitigate_concurrency"] / mit_wall_s
     out["mitigate_job_cpu_s"] = mit_cpu_s
-    out["mitigate_job_wall_s"] = mit_wall_s
-    out["mitigate_pod_per_s"] = min(pod_cpu_rate, pod_io_rate)
+    out["mitigate_job_wall_s"] = (
+        inp["llm_calls_per_mitigated_job"] * inp["llm_call_s"] + mit_cpu_s / 2
+    )
+    out["mitigate_pod_per_s"] = pod_rates(inp)["mitigate"]
     out["mitigate_pods"] = _pods(mitigated / (out["mitigate_pod_per_s"] * u))
     deliveries = rate * inp["webhook_targets_per_job"]
     out["webhooks_pod_per_s"] = inp["webhooks_concurrency"] / inp["webhook_receiver_s"]
@@ -132,6 +167,9 @@ def main() -> int:
             for key, value in m.items():
                 print(f"  {key:<26}{value:>14,.2f}" if isinstance(value, float) else
                       f"  {key:<26}{value:>14,}")  # fmt: skip
+    print("\nKEDA listLength per queue (worker, queue):")
+    for (worker, queue), length in keda_thresholds(inp).items():
+        print(f"  {worker:<10}{queue:<22}{length:>6}")
     return 0
 
 

@@ -250,6 +250,35 @@ def test_keda_thresholds_are_the_documented_ones(docs, values):
         assert values[worker]["keda"]["listLength"][queue] == length
 
 
+def _capacity_model():
+    spec = importlib.util.spec_from_file_location(
+        "capacity_model", DEPLOY.parent / "bench" / "capacity_model.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_chart_thresholds_and_counts_follow_from_the_capacity_model(values):
+    """bench/capacity_model.py's arithmetic at 100/s gives the chart's KEDA thresholds and its
+    replica counts: change an input there and this fails until values.yaml follows."""
+    capacity = _capacity_model()
+    assert capacity.keda_thresholds() == documented_thresholds()
+    at_100 = capacity.model(100, capacity.INPUTS, "gpu-embedded")
+    assert values["web"]["autoscaling"]["minReplicas"] == at_100["web_pods"]
+    assert values["web"]["replicas"] == at_100["web_pods"]
+    assert values["web"]["autoscaling"]["maxReplicas"] == 2 * at_100["web_pods"]
+    assert values["web"]["autoscaling"]["targetCPUUtilizationPercentage"] == round(
+        100 * capacity.INPUTS["utilisation"]
+    )
+    assert values["detect"]["keda"]["maxReplicaCount"] == at_100["detect_pods"]
+    for worker in ("mitigate", "webhooks"):
+        assert values[worker]["keda"]["maxReplicaCount"] == at_100[f"{worker}_pods"], worker
+        assert values[worker]["replicas"] == at_100[f"{worker}_pods"], worker
+    assert values["mitigate"]["concurrency"] == capacity.INPUTS["mitigate_concurrency"]
+    assert values["webhooks"]["concurrency"] == capacity.INPUTS["webhooks_concurrency"]
+
+
 def test_chart_defaults_are_the_documented_ones(values):
     """docs/capacity.md's "Chart defaults" table names each value it derives."""
     rows = _documented("Chart defaults (100 verifications/s)")
