@@ -12,6 +12,7 @@ DEPLOY = ROOT / "deploy"
 CHART = DEPLOY / "helm" / "truthlens"
 MANIFESTS = DEPLOY / "k8s" / "truthlens.yaml"
 OPERATIONS = ROOT / "docs" / "operations.md"
+CAPACITY = ROOT / "docs" / "capacity.md"
 
 
 class _StrictLoader(yaml.SafeLoader):

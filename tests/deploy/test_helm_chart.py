@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from .support import (
+    CAPACITY,
     CHART,
     DEPLOY,
     MANIFESTS,
@@ -27,7 +28,14 @@ from .support import (
     queues_of,
 )
 
-WORKLOADS = ("web", "detect", "mitigate", "maintenance", "index", "beat")
+WORKLOADS = ("web", "detect", "mitigate", "webhooks", "maintenance", "index", "beat")
+# The worker Deployments KEDA scales, and the Celery queues (Redis lists) each one scales on.
+SCALED = {
+    "detect": {"detect_interactive", "detect"},
+    "mitigate": {"mitigate_interactive", "mitigate"},
+    "webhooks": {"webhooks"},
+    "index": {"index"},
+}
 CRD_GROUPS = ("keda.sh/", "monitoring.coreos.com/")
 
 
@@ -182,27 +190,104 @@ def test_every_celery_queue_has_a_consumer(docs):
         name: queues_of(container(d)["args"]) for name, d in by_kind(docs, "Deployment").items()
     }
     assert set().union(*consumed.values()) == celery_queues()
-    assert consumed["mitigate"] == {"mitigate_interactive", "mitigate", "webhooks"}
-    assert consumed["detect"] == {"detect_interactive", "detect"}
-    assert consumed["index"] == {"index"}
+    for name, queues in SCALED.items():
+        assert consumed[name] == queues, name
     for d in by_kind(docs, "Deployment").values():
         assert interactive_lane_first(queue_order(container(d)["args"]))
 
 
-def test_keda_scales_workers_on_their_queue_lengths(docs):
+def _documented(table_heading: str) -> list[list[str]]:
+    """The rows of the table under `table_heading` in docs/capacity.md, cells stripped of
+    backticks."""
+    text = CAPACITY.read_text()
+    section = text[text.index(table_heading) :]
+    rows = []
+    for line in section.splitlines()[1:]:
+        if not line.startswith("|"):
+            if rows:
+                break
+            continue
+        cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+        if set(cells[0]) <= {"-", ":"} or cells[0] in {"worker", "value"}:
+            continue
+        rows.append(cells)
+    return rows
+
+
+def documented_thresholds() -> dict[tuple[str, str], str]:
+    """(worker, queue) -> listLength, from docs/capacity.md's autoscaling table."""
+    return {(r[0], r[1]): r[2] for r in _documented("Autoscaling thresholds (KEDA)")}
+
+
+def _rendered_thresholds(scaled_objects) -> dict[tuple[str, str], str]:
+    return {
+        (so["metadata"]["name"].removeprefix("truthlens-"), t["metadata"]["listName"]): t[
+            "metadata"
+        ]["listLength"]
+        for so in scaled_objects
+        for t in so["spec"]["triggers"]
+    }
+
+
+def test_keda_scales_each_worker_on_its_own_queue_lengths(docs):
     scaled = by_kind(docs, "ScaledObject")
     lists = {
         name: {t["metadata"]["listName"] for t in so["spec"]["triggers"]}
         for name, so in scaled.items()
     }
-    assert lists == {
-        "detect": {"detect_interactive", "detect"},
-        "mitigate": {"mitigate_interactive", "mitigate", "webhooks"},
-    }
+    assert lists == SCALED
     for name, so in scaled.items():
         assert so["spec"]["scaleTargetRef"]["name"] == f"truthlens-{name}"
         assert all(t["type"] == "redis" for t in so["spec"]["triggers"])
         assert "replicas" not in by_kind(docs, "Deployment")[name]["spec"], "KEDA owns replicas"
+
+
+def test_keda_thresholds_are_the_documented_ones(docs, values):
+    documented = documented_thresholds()
+    assert set(documented) == {(w, q) for w, queues in SCALED.items() for q in queues}
+    assert _rendered_thresholds(by_kind(docs, "ScaledObject").values()) == documented
+    for (worker, queue), length in documented.items():
+        assert values[worker]["keda"]["listLength"][queue] == length
+
+
+def _capacity_model():
+    spec = importlib.util.spec_from_file_location(
+        "capacity_model", DEPLOY.parent / "bench" / "capacity_model.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_chart_thresholds_and_counts_follow_from_the_capacity_model(values):
+    """bench/capacity_model.py's arithmetic at 100/s gives the chart's KEDA thresholds and its
+    replica counts: change an input there and this fails until values.yaml follows."""
+    capacity = _capacity_model()
+    assert capacity.keda_thresholds() == documented_thresholds()
+    at_100 = capacity.model(100, capacity.INPUTS, "gpu-embedded")
+    assert values["web"]["autoscaling"]["minReplicas"] == at_100["web_pods"]
+    assert values["web"]["replicas"] == at_100["web_pods"]
+    assert values["web"]["autoscaling"]["maxReplicas"] == 2 * at_100["web_pods"]
+    assert values["web"]["autoscaling"]["targetCPUUtilizationPercentage"] == round(
+        100 * capacity.INPUTS["utilisation"]
+    )
+    assert values["detect"]["keda"]["maxReplicaCount"] == at_100["detect_pods"]
+    for worker in ("mitigate", "webhooks"):
+        assert values[worker]["keda"]["maxReplicaCount"] == at_100[f"{worker}_pods"], worker
+        assert values[worker]["replicas"] == at_100[f"{worker}_pods"], worker
+    assert values["mitigate"]["concurrency"] == capacity.INPUTS["mitigate_concurrency"]
+    assert values["webhooks"]["concurrency"] == capacity.INPUTS["webhooks_concurrency"]
+
+
+def test_chart_defaults_are_the_documented_ones(values):
+    """docs/capacity.md's "Chart defaults" table names each value it derives."""
+    rows = _documented("Chart defaults (100 verifications/s)")
+    assert len(rows) >= 10
+    for path, expected, *_ in rows:
+        node = values
+        for part in path.split("."):
+            node = node[part]
+        assert str(node) == expected, path
 
 
 def test_beat_is_a_single_replica_recreated(docs):
@@ -328,3 +413,43 @@ def test_disruption_budgets_never_block_a_node_drain(docs, values):
             assert spec["minAvailable"] < smallest[name], name
         else:
             assert spec["maxUnavailable"] >= 1, name
+
+
+def _render(options):
+    helm = pytest.importorskip("helm_python", reason="this check renders with helm_python")
+    with helm.Chart.load(str(CHART)) as chart:
+        out = chart.render(options, name="truthlens", namespace="t")
+    return [d for path, text in out.items() if path.endswith(".yaml") for d in load_yaml_docs(text)]
+
+
+def test_scaled_objects_render_with_the_documented_thresholds_when_enabled(render_chart):
+    options = {w: {"keda": {"enabled": True}} for w in SCALED}
+    options["keda"] = {"redis": {"address": "redis.example:6380", "databaseIndex": "3"}}
+    rendered = [d for d in _render(options) if d["kind"] == "ScaledObject"]
+    assert _rendered_thresholds(rendered) == documented_thresholds()
+    for so in rendered:
+        for trigger in so["spec"]["triggers"]:
+            assert trigger["metadata"]["address"] == "redis.example:6380"
+            assert trigger["metadata"]["databaseIndex"] == "3"
+
+
+def test_no_scaled_object_renders_when_keda_is_disabled(render_chart, values):
+    options = {w: {"keda": {"enabled": False}} for w in SCALED}
+    options["keda"] = {"redis": {"passwordSecretKey": "REDIS_PASSWORD"}}
+    rendered = _render(options)
+    kinds = {d["kind"] for d in rendered}
+    assert "ScaledObject" not in kinds
+    assert "TriggerAuthentication" not in kinds
+    deployments = {
+        d["metadata"]["name"].removeprefix("truthlens-"): d
+        for d in rendered
+        if d["kind"] == "Deployment"
+    }
+    for worker in SCALED:
+        assert deployments[worker]["spec"]["replicas"] == values[worker]["replicas"], worker
+
+
+def test_one_worker_can_leave_keda_alone(render_chart):
+    rendered = _render({"index": {"keda": {"enabled": False}}})
+    names = {d["metadata"]["name"] for d in rendered if d["kind"] == "ScaledObject"}
+    assert names == {f"truthlens-{w}" for w in SCALED if w != "index"}
