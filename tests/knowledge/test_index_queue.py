@@ -180,3 +180,21 @@ def test_progress_is_written_when_due_and_at_the_end(monkeypatch, fake_encoder, 
     seen: list[int] = []
     indexing.embed([f"text {i}" * (i + 1) for i in range(20)], seen.append)
     assert seen == expected
+
+
+@pytest.mark.parametrize(("dtype", "closest"), [("float32", 0.99999), ("bfloat16", 0.999)])
+def test_passages_encoded_at_the_index_dtype_stay_close_to_float32(settings, dtype, closest):
+    from knowledge.encoder import encode_passages
+
+    settings.TRUTHLENS = {**settings.TRUTHLENS, "INDEX_DTYPE": dtype}
+    texts = ["The Eiffel Tower is 330 metres tall.", "Paris is the capital of France. " * 20]
+    rows = encode_passages(texts)
+    reference = encode(texts)
+    assert rows.dtype == np.float32
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
+    cosines = np.sum(rows * reference, axis=1)
+    assert float(cosines.min()) > closest
+    if dtype == "float32":
+        assert np.allclose(rows, reference, atol=1e-6)
+    else:  # the matrix products did run in bf16
+        assert not np.allclose(rows, reference, atol=1e-6)
