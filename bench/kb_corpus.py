@@ -39,8 +39,8 @@ def _insert(rows: Sequence[tuple], config_rows: bool = True) -> list[int]:
     with connection.cursor() as cur:
         cur.execute(
             "INSERT INTO knowledge_passage (document_id, tenant_id, knowledge_base_id, version,"
-            ' position, start, "end", text, config, tsv, embedding) '
-            "SELECT d, t, k, 1, p, s, e, x, c, to_tsvector(c::regconfig, x), b FROM unnest("
+            ' position, start, "end", text, config, tsv, embedding, location) '
+            "SELECT d, t, k, 1, p, s, e, x, c, to_tsvector(c::regconfig, x), b, '{}' FROM unnest("
             "%s::uuid[], %s::bigint[], %s::uuid[], %s::int[], %s::int[], %s::int[], %s::text[],"
             " %s::text[], %s::bytea[]) AS u(d, t, k, p, s, e, x, c, b) RETURNING id",
             [list(col) for col in zip(*rows, strict=True)],

@@ -1,6 +1,7 @@
 """Knowledge-base retrieval: recall of the gold evidence, and latency at 10k and 1M passages.
 
     python bench/retrieval.py [--limit N] [--million] [--queries 200] [--reuse [--keep-million]]
+    python bench/retrieval.py --index-dtype bfloat16   # passages encoded as TRUTHLENS_INDEX_DTYPE=bfloat16 would
 
 Retrieval set (training data only): every WiCE claim (`wice_tokens` train + dev) with
 supporting sentences is a query; its cited page, one sentence per paragraph, is a
@@ -35,10 +36,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 import bench.django_env  # noqa: E402, F401 - sets Django up before the models are imported
+import knowledge.encoder  # noqa: E402
 from bench.kb_corpus import IndexedDoc, _insert, fresh_tenant, index_texts  # noqa: E402
 from knowledge.models import Document, KnowledgeBase, Passage  # noqa: E402
 from knowledge.retrieval import candidates, search  # noqa: E402
@@ -164,6 +167,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, default=None)
     p.add_argument("--pool", type=int, default=200, help="full-text candidates re-ranked")
     p.add_argument(
+        "--index-dtype",
+        choices=("float32", "bfloat16"),
+        default="float32",
+        help="encode the passages as indexing does at this TRUTHLENS_INDEX_DTYPE (claims: float32)",
+    )
+    p.add_argument(
         "--reuse", action="store_true", help="measure the corpus a previous run left (no indexing)"
     )
     p.add_argument(
@@ -175,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     call_command("migrate", verbosity=0)
     encoder = get_encoder()
+    encode_passages = encoder.encode
+    if args.index_dtype != "float32":
+        settings.TRUTHLENS["INDEX_DTYPE"] = args.index_dtype
+        encode_passages = knowledge.encoder.encode_passages
     claims = wice()[: args.limit]
     if args.reuse:
         tenant = Tenant.objects.get(slug="bench-retrieval")
@@ -196,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         kb = KnowledgeBase.objects.create(tenant=tenant, name="bench")
         print(f"== indexing {len(claims)} WiCE pages + distractors")
         docs = index_texts(
-            tenant, kb, [(c["name"], "\n\n".join(c["evidence"])) for c in claims], encoder.encode
+            tenant, kb, [(c["name"], "\n\n".join(c["evidence"])) for c in claims], encode_passages
         )
     gold_passages = []
     for c, doc in zip(claims, docs, strict=True):
@@ -216,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
                 break
             extra.append((name, text))
             total += max(1, len(text.split()) // 120)
-        index_texts(tenant, kb, extra, encoder.encode)
+        index_texts(tenant, kb, extra, encode_passages)
     n_passages = Passage.objects.filter(knowledge_base=kb).count()
     gold_by_claim = {c["claim"]: g for c, g in zip(claims, gold_passages, strict=True)}
     print(f"== {n_passages} passages; {len(claims)} claims")

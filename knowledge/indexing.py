@@ -5,14 +5,21 @@ that dies mid-way leaves it for the sweeper, never half-indexed. The new passage
 replace the served version's in one transaction at the end, and the document row
 takes the new version's name, bytes and text in that same transaction: until then
 search and downloads serve the previous version, and a version that fails leaves the
-document as it was, with the failure in its history. Progress is written after every
-batch.
+document as it was, with the failure in its history.
+
+Cost (issue 24): the encoder is the work; everything else is a fixed number of queries
+per document, whatever its passage count. Passages are encoded in length-sorted batches
+(`embed`), written with their tsvectors in one `INSERT ... SELECT FROM unnest(...)`
+(`_insert_passages`), and progress (which renews the lease) is written at most every
+`PROGRESS_SECONDS`, not after every batch.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
@@ -23,7 +30,7 @@ from django.utils import timezone
 
 from . import events, signatures
 from .chunking import chunk
-from .encoder import encode
+from .encoder import encode_passages
 from .fetching import FetchError, fetch
 from .languages import checkable_languages, language_warnings, main_language, passage_languages
 from .models import Document, DocumentStatus, DocumentVersion, Passage, VersionStatus
@@ -31,7 +38,8 @@ from .parsing import Extracted, ParseError, extract, file_format
 from .text_search import config_for, language_of, search_text
 
 log = logging.getLogger(__name__)
-BATCH = 64  # passages per encoder call (and per progress update)
+BATCH = 64  # passages per encoder call
+PROGRESS_SECONDS = 5.0  # progress (and the lease) is written at most this often while encoding
 MAX_ATTEMPTS = 3
 _WORKING = (VersionStatus.QUEUED, VersionStatus.INDEXING)
 
@@ -104,15 +112,56 @@ def _fail(version: DocumentVersion, message: str) -> None:
 
 def embed(texts: list[str], progress: Callable[[int], object]) -> list[bytes]:
     """Each text's embedding, encoded in batches of similar lengths (shortest first), so a
-    batch pads to little more than its own texts; `progress(done)` after every batch."""
+    batch pads to little more than its own texts. `progress(done)` is called when a batch
+    ends `PROGRESS_SECONDS` or more after the last call, and after the last batch."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     out: list[bytes] = [b""] * len(texts)
+    reported = time.monotonic()
     for i in range(0, len(order), BATCH):
         picked = order[i : i + BATCH]
-        for j, row in zip(picked, encode([texts[j] for j in picked]), strict=True):
+        for j, row in zip(picked, encode_passages([texts[j] for j in picked]), strict=True):
             out[j] = row.tobytes()
-        progress(min(i + BATCH, len(order)))
+        done = min(i + BATCH, len(order))
+        if done == len(order) or time.monotonic() - reported >= PROGRESS_SECONDS:
+            progress(done)
+            reported = time.monotonic()
     return out
+
+
+_INSERT = (
+    "INSERT INTO knowledge_passage (document_id, tenant_id, knowledge_base_id, version,"
+    ' position, start, "end", text, config, tsv, embedding, location) '
+    "SELECT %s, %s, %s, %s, u.n, u.s, u.e, u.x, u.c, to_tsvector(u.c::regconfig, u.q), u.b,"
+    " u.l::jsonb FROM unnest(%s::int[], %s::int[], %s::int[], %s::text[], %s::text[],"
+    " %s::text[], %s::bytea[], %s::text[]) AS u(n, s, e, x, c, q, b, l)"
+)
+
+
+def _insert_passages(
+    doc: Document, number: int, chunks: list, embeddings: list[bytes], languages: list[str],
+    extracted: Extracted,
+) -> None:  # fmt: skip
+    """All the version's passages, with their tsvectors, in one statement (the statistics
+    triggers on `knowledge_passage` run per row as for any INSERT). CJK runs are read as
+    bigrams (`text_search.search_text`), other text as it is."""
+    if not chunks:
+        return
+    columns: list[list] = [[], [], [], [], [], [], [], []]
+    for n, (c, emb, lang) in enumerate(zip(chunks, embeddings, languages, strict=True)):
+        row = (
+            n,
+            c.start,
+            c.end,
+            c.text,
+            config_for(lang),
+            search_text(c.text),
+            emb,
+            json.dumps(_where(extracted, c.start, c.end)),
+        )
+        for column, value in zip(columns, row, strict=True):
+            column.append(value)
+    with connection.cursor() as cur:
+        cur.execute(_INSERT, [doc.pk, doc.tenant_id, doc.knowledge_base_id, number, *columns])
 
 
 def _fetched(version: DocumentVersion) -> DocumentVersion:
@@ -213,32 +262,7 @@ def index_version(version: DocumentVersion) -> bool:
         if current is None or doc is None:
             return False
         Passage.objects.filter(document=doc).delete()
-        created = Passage.objects.bulk_create(
-            [
-                Passage(
-                    document=doc,
-                    tenant_id=doc.tenant_id,
-                    knowledge_base_id=doc.knowledge_base_id,
-                    version=version.number,
-                    position=n,
-                    start=c.start,
-                    end=c.end,
-                    text=c.text,
-                    config=config_for(lang),
-                    embedding=emb,
-                    location=_where(extracted, c.start, c.end),
-                )
-                for n, (c, emb, lang) in enumerate(zip(chunks, embeddings, languages, strict=True))
-            ],
-            batch_size=500,
-        )
-        with connection.cursor() as cur:
-            # CJK runs as bigrams (`text_search.search_text`); other text as it is
-            cur.execute(
-                "UPDATE knowledge_passage p SET tsv = to_tsvector(p.config::regconfig, v.t) "
-                "FROM unnest(%s::bigint[], %s::text[]) AS v(id, t) WHERE p.id = v.id",
-                [[p.pk for p in created], [search_text(p.text) for p in created]],
-            )
+        _insert_passages(doc, version.number, chunks, embeddings, languages, extracted)
         now = timezone.now()
         DocumentVersion.objects.filter(pk=version.pk).update(
             status=VersionStatus.READY,

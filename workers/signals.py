@@ -91,9 +91,11 @@ def _preload_models(**kwargs):
     queues = consumed_queues()
     try:
         if queues & INDEX_QUEUES:  # kept loaded for every document this process indexes
-            from knowledge.encoder import encode
+            from knowledge.encoder import encode_passages
+            from knowledge.languages import checkable_languages
 
-            encode(["warm up"])
+            encode_passages(["warm up"])
+            checkable_languages()  # the detector's languages (each document's warnings)
         if not queues or queues - INDEX_QUEUES:  # the detector only where jobs run
             # The engine's models load torch; only pool processes that preload need them now.
             from verification.engine.query_types import default_classifier
