@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import time
+from contextlib import nullcontext
 
-from django.db import DatabaseError, OperationalError, transaction
+from django.db import DatabaseError, OperationalError, connection, transaction
 
 from tenants.request_log import RequestLogEntry
 
@@ -68,8 +69,11 @@ class RequestLogMiddleware:
 
     @staticmethod
     def _write(request, response, tenant_id: int, prefix: str, started: float) -> None:
+        # A failed insert must not break an outer transaction: inside one, a savepoint;
+        # outside (the usual case), the INSERT is its own transaction (no BEGIN/COMMIT).
+        context = transaction.atomic() if connection.in_atomic_block else nullcontext()
         try:
-            with transaction.atomic():  # a failed insert must not break an outer transaction
+            with context:
                 RequestLogEntry.objects.create(
                     tenant_id=tenant_id,
                     key_prefix=prefix,

@@ -264,6 +264,9 @@ TRUTHLENS = {
     "PRELOAD_MODELS": env_bool("TRUTHLENS_PRELOAD_MODELS", True),
     # reliability: a running job whose lease expired is re-enqueued by the sweeper
     "JOB_LEASE_SECONDS": env_int("TRUTHLENS_JOB_LEASE_SECONDS", 300, minimum=1),
+    # API keys, their tenant, plan and policy are cached this long per process
+    # (tenants.auth_cache); a revocation reaches the other processes within it
+    "AUTH_CACHE_SECONDS": env_float("TRUTHLENS_AUTH_CACHE_SECONDS", 5, minimum=0),
     "OUTBOX_RELAY_AFTER_SECONDS": env_float("TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS", 10, minimum=0),
     "SWEEP_INTERVAL_SECONDS": env_float("TRUTHLENS_SWEEP_INTERVAL_SECONDS", 15, minimum=0.2),
     "MAX_JOB_ATTEMPTS": env_int("TRUTHLENS_MAX_JOB_ATTEMPTS", 5, minimum=1),
