@@ -267,6 +267,9 @@ TRUTHLENS = {
     # API keys, their tenant, plan and policy are cached this long per process
     # (tenants.auth_cache); a revocation reaches the other processes within it
     "AUTH_CACHE_SECONDS": env_float("TRUTHLENS_AUTH_CACHE_SECONDS", 5, minimum=0),
+    # how POST /v1/verifications publishes a new job's message after commit: "relay" (the
+    # process's relay thread, off the request path, batched) or "inline" (in the request)
+    "OUTBOX_PUBLISH": env_choice("TRUTHLENS_OUTBOX_PUBLISH", "relay", ("relay", "inline")),
     "OUTBOX_RELAY_AFTER_SECONDS": env_float("TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS", 10, minimum=0),
     "SWEEP_INTERVAL_SECONDS": env_float("TRUTHLENS_SWEEP_INTERVAL_SECONDS", 15, minimum=0.2),
     "MAX_JOB_ATTEMPTS": env_int("TRUTHLENS_MAX_JOB_ATTEMPTS", 5, minimum=1),

@@ -7,6 +7,8 @@ from __future__ import annotations
 import threading
 
 import pytest
+import redis
+from django.conf import settings as django_settings
 from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
@@ -16,6 +18,7 @@ from tenants.models import ApiKey, Plan
 from tests.conftest import client_for
 from verification.models import MonthlyJobCount, OutboxMessage, VerificationJob
 from verification.serializers import VerificationSerializer, verification_headers
+from verification.stages import relay
 
 #: an accepted POST with the key's entry cached: the job, its outbox message and the quota
 #: counter in one statement; the outbox message marked published; the request log row
@@ -160,7 +163,8 @@ def test_concurrent_posts_with_one_idempotency_key_make_one_job_billed_once(tena
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(ids) == 6 and len(set(ids)) == 1
+    assert len(ids) == 6
+    assert len(set(ids)) == 1
     assert VerificationJob.objects.count() == 1
     assert OutboxMessage.objects.count() == 1
     assert MonthlyJobCount.objects.get(tenant=tenant_a.tenant).jobs == 1
@@ -200,9 +204,7 @@ def test_a_policy_change_applies_on_the_next_request(tenant_a, client_a, eiffel)
 
     assert _post(client_a, eiffel).status_code == 202
     Policy.objects.create(tenant=tenant_a.tenant, document={"allowed_modes": ["lightweight"]})
-    refused = client_a.post(
-        "/v1/verifications", eiffel.request(mode="standard"), format="json"
-    )
+    refused = client_a.post("/v1/verifications", eiffel.request(mode="standard"), format="json")
     assert refused.status_code == 400
     assert [e["field"] for e in refused.json()["errors"]] == ["mode"]
 
@@ -237,3 +239,47 @@ def test_no_cache_reads_the_key_on_every_request(tenant_a, client_a, eiffel, set
     assert _post(client_a, eiffel).status_code == 202
     ApiKey.objects.filter(tenant=tenant_a.tenant).update(revoked_at="2026-01-01T00:00:00Z")
     assert _post(client_a, eiffel).status_code == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_relay_thread_publishes_off_the_request_path(tenant_a, client_a, eiffel, settings):
+    # given the production default: the request hands its message to the relay thread
+    settings.TRUTHLENS = {**settings.TRUTHLENS, "OUTBOX_PUBLISH": "relay"}
+    broker = redis.Redis.from_url(django_settings.REDIS_URL)
+    assert _post(client_a, eiffel).status_code == 202  # fills the auth cache
+    with CaptureQueriesContext(connection) as queries:
+        accepted = [_post(client_a, eiffel) for _ in range(5)]
+    relay.stop()  # publishes what is queued, then ends the thread
+    # then each request sent two statements (the job, the request log), none to publish
+    assert len(queries) == 2 * 5, [q["sql"] for q in queries.captured_queries]
+    assert {r.status_code for r in accepted} == {202}
+    # and every message reached the broker once and is marked published
+    assert OutboxMessage.objects.filter(published_at__isnull=True).count() == 0
+    assert OutboxMessage.objects.count() == 6
+    assert broker.llen("detect") == 6
+
+
+@pytest.mark.django_db(transaction=True)
+def test_what_the_relay_could_not_send_is_left_for_the_sweeper(
+    tenant_a, client_a, eiffel, settings, monkeypatch
+):
+    from kombu.exceptions import OperationalError
+
+    from verification.actions.sweep import relay_outbox
+
+    settings.TRUTHLENS = {
+        **settings.TRUTHLENS,
+        "OUTBOX_PUBLISH": "relay",
+        "OUTBOX_RELAY_AFTER_SECONDS": 0,
+    }
+
+    def broker_down(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(relay.current_app, "send_task", broker_down)
+    assert _post(client_a, eiffel).status_code == 202  # accepted: the job is durable
+    relay.stop()
+    assert OutboxMessage.objects.get().published_at is None
+    monkeypatch.undo()
+    assert relay_outbox() == 1
+    assert OutboxMessage.objects.get().published_at is not None

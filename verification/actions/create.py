@@ -9,6 +9,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, connections, router, transaction
 from django.db.models.sql import InsertQuery
 from django.utils import timezone
@@ -17,7 +18,9 @@ from tenants.models import ApiKey, Tenant
 
 from ..billing.meter import month_start, next_month, spend_since
 from ..models import JobStage, OutboxMessage, VerificationJob
+from ..stages import relay
 from ..stages.enqueue import STAGE_TASKS, publish_message
+from ..stages.relay import Message
 
 
 class IdempotencyConflict(Exception):
@@ -215,9 +218,14 @@ def create_verification(
         return existing, False
     job._state.adding = False
     job._state.db = router.db_for_write(VerificationJob)
-    # Published as soon as the job is committed (at once outside a transaction); what
-    # the broker refuses is left to the outbox relay.
-    transaction.on_commit(lambda: publish_message(message_id, job.pk, route.task, queue))
+    # Published once the job is committed (at once outside a transaction): by this
+    # process's relay thread, off the request path, or inline; what the broker refuses
+    # is left to the sweeper's relay.
+    message = Message(message_id, job.pk, route.task, queue)
+    if settings.TRUTHLENS["OUTBOX_PUBLISH"] == "relay":
+        transaction.on_commit(lambda: relay.submit(message))
+    else:
+        transaction.on_commit(lambda: publish_message(*message))
     return job, True
 
 
