@@ -304,6 +304,11 @@ TRUTHLENS = {
     "ENCRYPTION_KEYS": env_list("TRUTHLENS_ENCRYPTION_KEYS", []),
     "PUBLIC_BASE_URL": env_str("TRUTHLENS_PUBLIC_BASE_URL", "http://127.0.0.1:8000"),
     # the console's API request log: rows kept per tenant, and for how many days at most
+    # the console's request log: "background" (a thread per process writes rows in batches,
+    # off the request path) or "inline" (one INSERT in each request)
+    "REQUEST_LOG_WRITE": env_choice(
+        "TRUTHLENS_REQUEST_LOG_WRITE", "background", ("background", "inline")
+    ),
     "REQUEST_LOG_ROWS": env_int("TRUTHLENS_REQUEST_LOG_ROWS", 1000, minimum=1),
     "REQUEST_LOG_RETENTION_DAYS": env_int("TRUTHLENS_REQUEST_LOG_RETENTION_DAYS", 30, minimum=1),
     # how long an invitation link works

@@ -283,3 +283,26 @@ def test_what_the_relay_could_not_send_is_left_for_the_sweeper(
     monkeypatch.undo()
     assert relay_outbox() == 1
     assert OutboxMessage.objects.get().published_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_request_log_is_written_off_the_request_path(tenant_a, client_a, eiffel, settings):
+    from api.request_log import _writer
+    from tenants.request_log import RequestLogEntry
+
+    settings.TRUTHLENS = {
+        **settings.TRUTHLENS,
+        "REQUEST_LOG_WRITE": "background",
+        "OUTBOX_PUBLISH": "relay",
+    }
+    assert _post(client_a, eiffel).status_code == 202  # fills the auth cache
+    with CaptureQueriesContext(connection) as queries:
+        codes = [_post(client_a, eiffel).status_code for _ in range(4)]
+    _writer.stop()
+    relay.stop()
+    assert codes == [202] * 4
+    # one statement per accepted POST: the job, its outbox message and the quota counter
+    assert len(queries) == 4, [q["sql"] for q in queries.captured_queries]
+    rows = RequestLogEntry.objects.filter(tenant=tenant_a.tenant)
+    assert rows.count() == 5
+    assert set(rows.values_list("status", flat=True)) == {202}
