@@ -29,6 +29,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Model
 
+MAX_ENTRIES = 10_000
 _lock = threading.Lock()
 _entries: dict[str, _Entry] = {}
 _generation = 0  # bumped by invalidate(): a fill that started before it is not stored
@@ -105,6 +106,10 @@ def put(prefix: str, key, seen_generation: int) -> None:
     )
     with _lock:
         if seen_generation == _generation:
+            if len(_entries) >= MAX_ENTRIES:  # keys seen once long ago: drop the expired
+                now = time.monotonic()
+                for stale in [p for p, e in _entries.items() if e.expires <= now]:
+                    del _entries[stale]
             _entries[prefix] = entry
 
 
