@@ -79,7 +79,7 @@ def _quota(tenant: Tenant) -> int:
 #: and see each other's increments: the quota is exact. When the quota is used up the
 #: counter CTE returns no row, the outbox row gets a NULL job_id, and the NOT NULL
 #: constraint fails the whole statement: job, message and increment are all undone
-#: (`_QUOTA_REFUSED` tells this failure from an Idempotency-Key collision).
+#: (`_quota_refused` tells this failure from an Idempotency-Key collision).
 _CREATE_SQL = """
 WITH counted AS (
     INSERT INTO verification_monthlyjobcount AS c (tenant_id, month, jobs)
