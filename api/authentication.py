@@ -3,7 +3,9 @@
 Unknown prefix, wrong secret, revoked key and inactive tenant all answer
 the same 401; the secret comparison is constant-time and a dummy hash is
 compared when the prefix is unknown so timing does not reveal prefixes.
-Each failure counts against the client's address (`api.guessing`): too many
+The key, its tenant, plan and policy come from a per-process cache of a few seconds
+(`tenants.auth_cache`: a revocation takes effect at once in the process that made it,
+within `TRUTHLENS_AUTH_CACHE_SECONDS` in the others). Each failure counts against the client's address (`api.guessing`): too many
 and the address gets 429 before any key it sends is looked at.
 """
 
@@ -16,6 +18,7 @@ from django.utils import timezone
 from rest_framework import authentication, exceptions
 
 from observability.logcontext import tenant_id_var
+from tenants import auth_cache
 from tenants.keys import hash_secret, parse_key, secret_matches
 from tenants.models import ApiKey, Tenant
 
@@ -65,12 +68,17 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         if parsed is None:
             raise exceptions.AuthenticationFailed("Invalid API key.")
         prefix, secret = parsed
-        key = (
-            ApiKey.objects.active()
-            .select_related("tenant", "tenant__plan")
-            .filter(prefix=prefix)
-            .first()
-        )
+        key = auth_cache.get(prefix)
+        if key is None:
+            seen = auth_cache.generation()
+            key = (
+                ApiKey.objects.active()
+                .select_related("tenant", "tenant__plan", "tenant__policy")
+                .filter(prefix=prefix)
+                .first()
+            )
+            if key is not None and secret_matches(secret, key.secret_hash):
+                auth_cache.put(prefix, key, seen)
         stored = key.secret_hash if key is not None else _DUMMY_HASH
         if not secret_matches(secret, stored) or key is None:
             raise exceptions.AuthenticationFailed("Invalid API key.")
@@ -87,6 +95,8 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         now = timezone.now()
         if key.last_used_at and now - key.last_used_at < LAST_USED_RESOLUTION:
             return
+        if not auth_cache.should_touch(key.pk, LAST_USED_RESOLUTION.total_seconds()):
+            return  # this process wrote it less than a minute ago (its cached copy is older)
         ApiKey.objects.filter(pk=key.pk).exclude(
             last_used_at__gte=now - LAST_USED_RESOLUTION
         ).update(last_used_at=now)

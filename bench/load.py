@@ -60,13 +60,15 @@ def _pct(values: list[float], q: float) -> float:
 
 
 class Proc:
-    def __init__(self, name: str, cmd: list[str], env: dict[str, str], logdir: Path):
+    def __init__(
+        self, name: str, cmd: list[str], env: dict[str, str], logdir: Path, cwd: Path = ROOT
+    ):
         self.name = name
         self.log_path = logdir / f"{name}.log"
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             cmd,
-            cwd=ROOT,
+            cwd=cwd,
             env=env,
             stdout=self._log,
             stderr=subprocess.STDOUT,

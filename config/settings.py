@@ -264,6 +264,12 @@ TRUTHLENS = {
     "PRELOAD_MODELS": env_bool("TRUTHLENS_PRELOAD_MODELS", True),
     # reliability: a running job whose lease expired is re-enqueued by the sweeper
     "JOB_LEASE_SECONDS": env_int("TRUTHLENS_JOB_LEASE_SECONDS", 300, minimum=1),
+    # API keys, their tenant, plan and policy are cached this long per process
+    # (tenants.auth_cache); a revocation reaches the other processes within it
+    "AUTH_CACHE_SECONDS": env_float("TRUTHLENS_AUTH_CACHE_SECONDS", 5, minimum=0),
+    # how POST /v1/verifications publishes a new job's message after commit: "relay" (the
+    # process's relay thread, off the request path, batched) or "inline" (in the request)
+    "OUTBOX_PUBLISH": env_choice("TRUTHLENS_OUTBOX_PUBLISH", "relay", ("relay", "inline")),
     "OUTBOX_RELAY_AFTER_SECONDS": env_float("TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS", 10, minimum=0),
     "SWEEP_INTERVAL_SECONDS": env_float("TRUTHLENS_SWEEP_INTERVAL_SECONDS", 15, minimum=0.2),
     "MAX_JOB_ATTEMPTS": env_int("TRUTHLENS_MAX_JOB_ATTEMPTS", 5, minimum=1),
@@ -301,6 +307,11 @@ TRUTHLENS = {
     "ENCRYPTION_KEYS": env_list("TRUTHLENS_ENCRYPTION_KEYS", []),
     "PUBLIC_BASE_URL": env_str("TRUTHLENS_PUBLIC_BASE_URL", "http://127.0.0.1:8000"),
     # the console's API request log: rows kept per tenant, and for how many days at most
+    # the console's request log: "background" (a thread per process writes rows in batches,
+    # off the request path) or "inline" (one INSERT in each request)
+    "REQUEST_LOG_WRITE": env_choice(
+        "TRUTHLENS_REQUEST_LOG_WRITE", "background", ("background", "inline")
+    ),
     "REQUEST_LOG_ROWS": env_int("TRUTHLENS_REQUEST_LOG_ROWS", 1000, minimum=1),
     "REQUEST_LOG_RETENTION_DAYS": env_int("TRUTHLENS_REQUEST_LOG_RETENTION_DAYS", 30, minimum=1),
     # how long an invitation link works

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import transaction
 
+from . import auth_cache
 from .llm_providers import MODEL_NAME_RE, PREFIX_RE, LLMProvider, served_models
 from .models import Tenant
 
@@ -58,6 +59,7 @@ def _keep_default_served(tenant: Tenant) -> None:
         "",
     )
     Tenant.objects.filter(pk=tenant.pk).update(default_model=first)
+    auth_cache.invalidate()  # the API reads default_model from the cached tenant
     tenant.default_model = first
 
 

@@ -14,6 +14,10 @@ os.environ.setdefault("TRUTHLENS_WEBHOOK_RETRY_BASE_SECONDS", "0.5")
 os.environ.setdefault("TRUTHLENS_SWEEP_INTERVAL_SECONDS", "1")
 os.environ.setdefault("TRUTHLENS_OUTBOX_RELAY_AFTER_SECONDS", "1")
 os.environ.setdefault("TRUTHLENS_DETECTOR", "lexical")
+# Publish in the request thread: a relay thread's database connection would outlive the
+# test that started it (tests/api/test_lean_ingest.py drives the relay and stops it).
+os.environ.setdefault("TRUTHLENS_OUTBOX_PUBLISH", "inline")
+os.environ.setdefault("TRUTHLENS_REQUEST_LOG_WRITE", "inline")  # same: no thread outlives a test
 os.environ.setdefault("CACHE_KEY_PREFIX", "truthlens-test")
 
 from config.settings import *  # noqa: F403

@@ -27,9 +27,13 @@ from verification.actions.feedback import record_feedback
 from verification.engine.search_controls import search_errors
 from verification.models import VerificationJob
 from verification.models.jobs import FINAL_STATUSES
-from verification.serializers import VerificationSerializer, verification_headers
+from verification.serializers import (
+    VerificationSerializer,
+    accepted_representation,
+    verification_headers,
+)
 from verification.stages.wait import wait_for
-from verification.tenant_config import has_llm, not_served, policy_for, request_errors
+from verification.tenant_config import not_served, policy_for, request_errors
 
 from ..errors import Conflict
 from ..pagination import StrictCursorPagination
@@ -163,11 +167,17 @@ class VerificationListCreate(TenantScopedView):
             )
         except IdempotencyConflict as exc:
             raise Conflict("This Idempotency-Key was used with a different request body.") from exc
+        extra = {"Location": f"/v1/verifications/{job.public_id}"}
+        if created and not v["wait"]:
+            # the lean path: the job was just written, nothing has run it yet (no read back)
+            response = Response(accepted_representation(job), status=status.HTTP_202_ACCEPTED)
+            for name, value in {**verification_headers(job), **extra}.items():
+                response[name] = value
+            return response
         if v["wait"] and not job.is_final:
             wait_until_final(job, v["wait"])
         job = jobs_with_details().get(pk=job.pk)
         code = status.HTTP_200_OK if job.is_final else status.HTTP_202_ACCEPTED
-        extra = {"Location": f"/v1/verifications/{job.public_id}"}
         if not created:
             extra["Idempotent-Replayed"] = "true"
         return _job_response(job, code, **extra)
@@ -191,7 +201,8 @@ def _knowledge_base(tenant, name: str) -> KnowledgeBase | None:
 
 def _check_against_policy(tenant, v: dict) -> None:
     policy = policy_for(tenant)
-    errors = request_errors(policy, v["mode"], v.get("decision"), llm=has_llm(tenant.pk))
+    # the cached tenant's default_model (tenants.auth_cache), as has_llm() reads it
+    errors = request_errors(policy, v["mode"], v.get("decision"), llm=bool(tenant.default_model))
     errors |= search_errors(policy, v.get("search") or {})
     model = v.get("model") or ""
     if model and provider_for(tenant.pk, model) is None:

@@ -12,6 +12,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from tenants import auth_cache
 from tenants.audit import record
 from tenants.llm_providers import LLMProvider, served_models
 from tenants.models import Tenant
@@ -206,6 +207,7 @@ def roles(request, scope):
         return redirect("dashboard:llm-providers")
     model = form.cleaned_data["refine_model"]
     Tenant.objects.filter(pk=scope.tenant.pk).update(default_model=model)
+    auth_cache.invalidate()  # the API reads default_model from the cached tenant
     record(request, "llm_roles.changed", scope.tenant, details={"refine_model": model})
     messages.success(request, f"Default model: {model}.")
     return redirect("dashboard:llm-providers")

@@ -5,17 +5,22 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.conf import settings
+from django.db import IntegrityError, connections, router, transaction
+from django.db.models.sql import InsertQuery
 from django.utils import timezone
 
 from tenants.models import ApiKey, Tenant
 
 from ..billing.meter import month_start, next_month, spend_since
-from ..models import JobStage, VerificationJob
-from ..stages.enqueue import enqueue_stage
+from ..models import JobStage, OutboxMessage, VerificationJob
+from ..stages import relay
+from ..stages.enqueue import STAGE_TASKS, publish_message
+from ..stages.relay import Message
 
 
 class IdempotencyConflict(Exception):
@@ -42,29 +47,86 @@ class BudgetExceeded(Exception):
         self.retry_after = retry_after
 
 
-def _check_quota(tenant: Tenant) -> None:
-    """Refuse a new job once the tenant's jobs this (UTC) month reach `Plan.monthly_quota`,
-    or its billed spend reaches a hard `Tenant.monthly_budget_usd`.
+def _check_budget(tenant: Tenant, now) -> None:
+    """Refuse a new job once a hard `Tenant.monthly_budget_usd` is spent this (UTC) month.
 
     Runs inside the creating transaction with the tenant row locked, so concurrent
-    requests cannot all squeeze past the last free slot.
+    requests cannot all squeeze past the budget's end. Only tenants with a hard budget
+    pay for the lock; the job quota is a counter row (`_CREATE_SQL`).
     """
-    quota = tenant.plan.monthly_quota if tenant.plan_id and tenant.plan else 0
     budget = tenant.monthly_budget_usd if tenant.budget_hard else None
-    if not quota and budget is None:
+    if budget is None:
         return
     Tenant.objects.select_for_update().filter(pk=tenant.pk).values_list("pk").first()
-    now = timezone.now()
     start = month_start(now)
-    retry_after = max(1, int((next_month(start) - now).total_seconds()))
-    if quota:
-        used = VerificationJob.objects.filter(tenant=tenant, created_at__gte=start).count()
-        if used >= quota:
-            raise QuotaExceeded(quota, retry_after)
-    if budget is not None:
-        spent = spend_since(tenant, start)
-        if spent >= budget:
-            raise BudgetExceeded(budget, spent, retry_after)
+    spent = spend_since(tenant, start)
+    if spent >= budget:
+        raise BudgetExceeded(budget, spent, _retry_after(now))
+
+
+def _retry_after(now) -> int:
+    return max(1, int((next_month(month_start(now)) - now).total_seconds()))
+
+
+def _quota(tenant: Tenant) -> int:
+    """The plan's monthly job quota, 0 for none."""
+    return tenant.plan.monthly_quota if tenant.plan_id and tenant.plan else 0
+
+
+#: One statement, one round trip: count the job against the tenant's monthly quota, insert
+#: the job, insert its outbox message. The counter's `INSERT … ON CONFLICT DO UPDATE … WHERE`
+#: locks the tenant's row for the month until commit, so concurrent requests queue there
+#: and see each other's increments: the quota is exact. When the quota is used up the
+#: counter CTE returns no row, the outbox row gets a NULL job_id, and the NOT NULL
+#: constraint fails the whole statement: job, message and increment are all undone
+#: (`_quota_refused` tells this failure from an Idempotency-Key collision).
+_CREATE_SQL = """
+WITH counted AS (
+    INSERT INTO verification_monthlyjobcount AS c (tenant_id, month, jobs)
+    VALUES (%s, %s, 1)
+    ON CONFLICT (tenant_id, month) DO UPDATE SET jobs = c.jobs + 1
+    WHERE %s = 0 OR c.jobs < %s
+    RETURNING c.jobs
+), job AS (
+    {insert_job} RETURNING id
+)
+INSERT INTO verification_outboxmessage (job_id, task, queue, created_at)
+SELECT CASE WHEN EXISTS (SELECT 1 FROM counted) THEN job.id END, %s, %s, %s FROM job
+RETURNING id
+"""
+
+
+def _quota_refused(exc: IntegrityError) -> bool:
+    cause = exc.__cause__
+    diag = getattr(cause, "diag", None)
+    return (
+        getattr(cause, "sqlstate", None) == "23502"  # not_null_violation
+        and getattr(diag, "table_name", None) == OutboxMessage._meta.db_table
+    )
+
+
+def _insert_job_sql(job: VerificationJob) -> tuple[str, list]:
+    """The `INSERT INTO verification_verificationjob … VALUES (…)` Django would send."""
+    query = InsertQuery(VerificationJob)
+    query.insert_values(VerificationJob._meta.local_concrete_fields, [job])
+    compiler = query.get_compiler(using=router.db_for_write(VerificationJob))
+    [(sql, params)] = compiler.as_sql()
+    return sql, list(params)
+
+
+def _store(job: VerificationJob, quota: int, route_task: str, queue: str) -> int:
+    """Run `_CREATE_SQL` for `job`; the id of its outbox message."""
+    insert_job, job_params = _insert_job_sql(job)
+    month = month_start(job.created_at).date()
+    params = [job.tenant_id, month, quota, quota, *job_params, route_task, queue, job.created_at]
+    sql = _CREATE_SQL.format(insert_job=insert_job)
+    connection = connections[router.db_for_write(VerificationJob)]
+    # Alone, the statement is its own transaction (autocommit). Inside someone's
+    # transaction a savepoint keeps a refusal from aborting it.
+    context = transaction.atomic() if connection.in_atomic_block else nullcontext()
+    with context, connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0]
 
 
 @dataclass(frozen=True)
@@ -99,7 +161,8 @@ def create_verification(
     api_key: ApiKey | None = None,
     idempotency_key: str | None = None,
 ) -> tuple[VerificationJob, bool]:
-    """Store a job and its outbox message atomically, publish after commit.
+    """Store a job and its outbox message atomically (one statement, which also counts the
+    job against the plan's monthly quota), publish after commit.
 
     Returns `(job, created)`. With an `idempotency_key` seen before, returns
     the original job with `created=False`, or raises `IdempotencyConflict`
@@ -110,32 +173,42 @@ def create_verification(
         existing = _existing(tenant, idempotency_key, fingerprint)
         if existing is not None:
             return existing, False
+    now = timezone.now()
+    job = VerificationJob(
+        tenant=tenant,
+        api_key=api_key,
+        context=request.context,
+        passage_ids=request.passage_ids,
+        query=request.query,
+        response=request.response,
+        messages=request.messages,
+        model=request.model,
+        requested_mode=request.mode,
+        requested_decision=request.decision,
+        requested_threshold=request.threshold,
+        knowledge_base_id=request.knowledge_base_id,
+        search=request.search or {},
+        callback_url=request.callback_url,
+        metadata=request.metadata or {},
+        idempotency_key=idempotency_key or None,
+        request_hash=fingerprint,
+        interactive=request.interactive,
+        created_at=now,
+        enqueued_at=now,
+    )
+    route = STAGE_TASKS[JobStage.DETECT]
+    queue = route.queue_for(request.interactive)
+    quota = _quota(tenant)
     try:
-        with transaction.atomic():
-            _check_quota(tenant)
-            job = VerificationJob.objects.create(
-                tenant=tenant,
-                api_key=api_key,
-                context=request.context,
-                passage_ids=request.passage_ids,
-                query=request.query,
-                response=request.response,
-                messages=request.messages,
-                model=request.model,
-                requested_mode=request.mode,
-                requested_decision=request.decision,
-                requested_threshold=request.threshold,
-                knowledge_base_id=request.knowledge_base_id,
-                search=request.search or {},
-                callback_url=request.callback_url,
-                metadata=request.metadata or {},
-                idempotency_key=idempotency_key or None,
-                request_hash=fingerprint,
-                interactive=request.interactive,
-                enqueued_at=timezone.now(),
-            )
-            enqueue_stage(job.pk, JobStage.DETECT, request.interactive)
-    except IntegrityError:
+        if tenant.budget_hard and tenant.monthly_budget_usd is not None:
+            with transaction.atomic():
+                _check_budget(tenant, now)
+                message_id = _store(job, quota, route.task, queue)
+        else:
+            message_id = _store(job, quota, route.task, queue)
+    except IntegrityError as exc:
+        if _quota_refused(exc):
+            raise QuotaExceeded(quota, _retry_after(now)) from None
         # A concurrent request with the same Idempotency-Key won the race.
         if not idempotency_key:
             raise
@@ -143,6 +216,16 @@ def create_verification(
         if existing is None:
             raise
         return existing, False
+    job._state.adding = False
+    job._state.db = router.db_for_write(VerificationJob)
+    # Published once the job is committed (at once outside a transaction): by this
+    # process's relay thread, off the request path, or inline; what the broker refuses
+    # is left to the sweeper's relay.
+    message = Message(message_id, job.pk, route.task, queue)
+    if settings.TRUTHLENS["OUTBOX_PUBLISH"] == "relay":
+        transaction.on_commit(lambda: relay.submit(message))
+    else:
+        transaction.on_commit(lambda: publish_message(*message))
     return job, True
 
 

@@ -1,7 +1,7 @@
 from .jobs import DetectedSpan, Feedback, JobStage, JobStatus, VerificationJob
 from .mitigation import LLMCallRecord, MitigationStep, ModeArm
 from .outbox import OutboxMessage
-from .usage import UsageAlert, UsageRecord
+from .usage import MonthlyJobCount, UsageAlert, UsageRecord
 from .webhooks import WebhookAttempt, WebhookDelivery
 
 __all__ = [
@@ -12,6 +12,7 @@ __all__ = [
     "LLMCallRecord",
     "MitigationStep",
     "ModeArm",
+    "MonthlyJobCount",
     "OutboxMessage",
     "UsageAlert",
     "UsageRecord",

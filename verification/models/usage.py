@@ -62,3 +62,25 @@ class UsageAlert(models.Model):
 
     def __str__(self) -> str:
         return f"{self.metric} {self.threshold}% of {self.tenant_id} in {self.period}"
+
+
+class MonthlyJobCount(models.Model):
+    """How many jobs a tenant created in a (UTC) calendar month: the plan's quota counter.
+
+    Incremented by the statement that creates the job (`actions.create`), with the quota
+    in its `WHERE`, so the row lock of `INSERT … ON CONFLICT DO UPDATE` serializes the
+    tenant's concurrent requests and the counter is exact. Migration 0016 backfilled it
+    from the jobs that existed before.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="job_counts")
+    month = models.DateField(help_text="the first day of the month (UTC)")
+    jobs = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "month"], name="monthly_job_count_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant_id} {self.month:%Y-%m}: {self.jobs}"

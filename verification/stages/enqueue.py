@@ -69,10 +69,13 @@ def publish_outbox(message_id: int) -> bool:
     message = OutboxMessage.objects.filter(pk=message_id, published_at__isnull=True).first()
     if message is None:
         return True
+    return publish_message(message.pk, message.job_id, message.task, message.queue)
+
+
+def publish_message(message_id: int, job_id: uuid.UUID, task: str, queue: str) -> bool:
+    """`publish_outbox` for a message whose fields the caller holds (no read)."""
     try:
-        current_app.send_task(
-            message.task, args=[str(message.job_id)], queue=message.queue, retry=False
-        )
+        current_app.send_task(task, args=[str(job_id)], queue=queue, retry=False)
     except (KombuOperationalError, RedisError, OSError) as exc:
         log.warning("broker unavailable, outbox message %s left for the relay: %s", message_id, exc)
         return False

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from knowledge import actions as kb_actions
 from knowledge.models import KnowledgeBase
+from tenants import auth_cache
 from tenants.models import ApiKey, Tenant
 
 DEMO_REQUEST = {
@@ -68,6 +69,7 @@ class Command(BaseCommand):
             ApiKey.objects.filter(tenant=tenant, name="demo", revoked_at__isnull=True).update(
                 revoked_at=timezone.now()
             )
+            auth_cache.invalidate()  # .update() sends no signal
             _, token = ApiKey.issue(tenant, name="demo")
             kb = demo_knowledge_base(tenant)
         base = settings.TRUTHLENS["PUBLIC_BASE_URL"].rstrip("/")
