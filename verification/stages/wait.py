@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import time
 
 import redis
@@ -12,8 +13,23 @@ from django.conf import settings
 log = logging.getLogger(__name__)
 
 
+_clients: dict[str, redis.Redis] = {}
+_lock = threading.Lock()
+
+
 def _client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=5)
+    """One client, and so one connection pool, per Redis URL and process: a worker that
+    finishes thousands of jobs a second must not open a connection for each (redis-py's
+    pool starts afresh in a forked child)."""
+    url = settings.REDIS_URL
+    client = _clients.get(url)
+    if client is None:
+        with _lock:
+            client = _clients.get(url)
+            if client is None:
+                client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+                _clients[url] = client
+    return client
 
 
 def channel(job_id: str) -> str:
