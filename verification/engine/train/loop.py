@@ -98,6 +98,16 @@ def collate(rows: Sequence[Encoded], pad_id: int = 0) -> dict[str, torch.Tensor]
     }
 
 
+def _device(model: nn.Module) -> torch.device:
+    return next(model.parameters()).device
+
+
+def _to(batch: dict[str, torch.Tensor], device: torch.device) -> dict[str, torch.Tensor]:
+    if device.type == "cpu":
+        return batch
+    return {k: v.to(device, non_blocking=True) for k, v in batch.items()}
+
+
 def max_token_prob(token_probs: torch.Tensor, answer_mask: torch.Tensor) -> torch.Tensor:
     """[B] highest hallucination probability over each row's answer tokens."""
     masked = token_probs.masked_fill(answer_mask == 0, 0.0)
@@ -105,9 +115,9 @@ def max_token_prob(token_probs: torch.Tensor, answer_mask: torch.Tensor) -> torc
 
 
 class Losses:
-    def __init__(self, pos_weight: float) -> None:
+    def __init__(self, pos_weight: float, device: torch.device | None = None) -> None:
         self.token = nn.CrossEntropyLoss(
-            weight=torch.tensor([1.0, pos_weight]), ignore_index=IGNORE
+            weight=torch.tensor([1.0, pos_weight], device=device), ignore_index=IGNORE
         )
         self.pair = nn.CrossEntropyLoss()
 
@@ -116,7 +126,7 @@ class Losses:
     ) -> torch.Tensor:
         labels = batch["labels"].clone()
         labels[:, 0] = IGNORE  # position 0 is [CLS] (or the pair logits)
-        loss = torch.zeros((), dtype=torch.float32)
+        loss = torch.zeros((), dtype=torch.float32, device=logits.device)
         if bool((labels != IGNORE).any()):
             loss = loss + self.token(logits.reshape(-1, 2).float(), labels.reshape(-1))
         y = batch["example_labels"]
@@ -146,11 +156,13 @@ def predict_rows(
     """Per row: (pair probability, highest answer-token probability, labelled-token probs)."""
     model.eval()
     out: list[tuple[float, float, list[float]] | None] = [None] * len(data)
+    device = _device(model)
     for idx in batches(data, batch_size, 8192, None):
-        b = collate([data[i] for i in idx])
+        b = _to(collate([data[i] for i in idx]), device)
         logits = model(b["input_ids"], b["attention_mask"], b["token_type_ids"]).float()
-        probs = logits.softmax(-1)[..., 1]
-        top = max_token_prob(probs, b["answer_mask"])
+        probs = logits.softmax(-1)[..., 1].cpu()
+        top = max_token_prob(probs, b["answer_mask"].cpu())
+        b["labels"] = b["labels"].cpu()
         for row, i in enumerate(idx):
             keep = b["labels"][row] != IGNORE
             keep[0] = False
@@ -248,7 +260,11 @@ def train(
             torch.set_rng_state(saved["torch_rng"])
         log(f"resumed from {checkpoint}: epoch {state.epoch}, step {state.step_in_epoch}")
     pos_weight = positive_weight(train_data)
-    losses = Losses(pos_weight)
+    device = _device(model)
+    losses = Losses(pos_weight, device)
+    # On a GPU the forward runs in bfloat16 (the loss in float32); the CPU path is unchanged,
+    # so a resumed CPU run stays bit-identical.
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
     log(f"train={len(train_data)} steps={steps} pos_weight={pos_weight:.2f}")
     while state.epoch < config.epochs:
         rng = random.Random(f"{config.seed}:{state.epoch}")
@@ -257,8 +273,9 @@ def train(
         start, total, count = time.time(), 0.0, 0
         seen = 0
         for step in range(state.step_in_epoch, len(order)):
-            b = collate([train_data[i] for i in order[step]])
-            logits = model(b["input_ids"], b["attention_mask"], b["token_type_ids"])
+            b = _to(collate([train_data[i] for i in order[step]]), device)
+            with autocast:
+                logits = model(b["input_ids"], b["attention_mask"], b["token_type_ids"])
             loss = losses(logits, b, model.has_pair_head)
             optim.zero_grad(set_to_none=True)
             loss.backward()

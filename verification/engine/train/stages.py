@@ -30,7 +30,7 @@ from pathlib import Path
 import torch
 
 from ..detectors.minilm_model import MiniLMTokenClassifier
-from . import sources
+from . import packed, sources
 from .datagen import Example
 from .encode import Encoded, encode_examples
 from .loop import LoopConfig, LoopState, train
@@ -69,10 +69,15 @@ def stage_names() -> list[str]:
     return [s.name for s in STAGES]
 
 
-def scaled(stage: Stage, scale: float, epochs: int | None) -> Stage:
+def scaled(
+    stage: Stage, scale: float, epochs: int | None, token_max_length: int | None = None
+) -> Stage:
     caps = {k: (None if v is None else max(1, int(v * scale))) for k, v in stage.sources.items()}
     loop = replace(stage.loop, epochs=epochs) if epochs else stage.loop
-    return replace(stage, sources=caps, loop=loop)
+    length = stage.max_length
+    if token_max_length and stage.name != "entail":
+        length = token_max_length
+    return replace(stage, sources=caps, loop=loop, max_length=length)
 
 
 def _sample(rows: list[Example], cap: int | None, seed: str) -> list[Example]:
@@ -103,6 +108,18 @@ class StageResult:
     seconds: float
 
 
+def prepare_stage(
+    stage: Stage, tokenizer: object, data_dir: Path, seed: int, dev_percent: int
+) -> tuple[list[Encoded], dict[str, list[Encoded]], int]:
+    """(encoded training examples, encoded dev examples per source, dropped count)."""
+    train_rows, dev_rows = stage_data(stage, data_dir, seed, dev_percent)
+    train_enc, dropped = encode_examples(train_rows, tokenizer, stage.max_length)
+    dev_enc: dict[str, list[Encoded]] = {
+        k: encode_examples(v, tokenizer, stage.max_length)[0] for k, v in dev_rows.items()
+    }
+    return train_enc, dev_enc, dropped
+
+
 def run_stage(
     stage: Stage,
     model: MiniLMTokenClassifier,
@@ -112,8 +129,12 @@ def run_stage(
     seed: int,
     dev_percent: int,
     log: Callable[[str], None] = print,
+    prepared: Path | None = None,
 ) -> StageResult:
-    """Train `model` through `stage` (or load its finished result) and return its record."""
+    """Train `model` through `stage` (or load its finished result) and return its record.
+
+    With `prepared`, the encoded examples come from `prepared/<stage>.npz`
+    (`packed.py`) instead of the raw data."""
     folder = work / stage.name
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / "final.pt"
@@ -125,11 +146,10 @@ def run_stage(
     import time
 
     started = time.time()
-    train_rows, dev_rows = stage_data(stage, data_dir, seed, dev_percent)
-    train_enc, dropped = encode_examples(train_rows, tokenizer, stage.max_length)
-    dev_enc: dict[str, list[Encoded]] = {
-        k: encode_examples(v, tokenizer, stage.max_length)[0] for k, v in dev_rows.items()
-    }
+    if prepared is not None:
+        train_enc, dev_enc, dropped = packed.load(prepared / f"{stage.name}.npz")
+    else:
+        train_enc, dev_enc, dropped = prepare_stage(stage, tokenizer, data_dir, seed, dev_percent)
     counts = {"train": len(train_enc), "dropped": dropped}
     counts |= {f"dev.{k}": len(v) for k, v in dev_enc.items()}
     log(f"stage {stage.name}: {json.dumps(counts)}")
