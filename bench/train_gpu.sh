@@ -6,7 +6,8 @@
 #   python -m verification.engine.train --prepare .gpu/prep --scale 4 --token-max-length 512
 # Run there:
 #   PREP=.gpu/prep OUT=<folder> bash bench/train_gpu.sh
-# It writes OUT/model (weights, manifest) and OUT/train.log. Back here, recompute the
+# It writes OUT/model (weights in two halves, manifest) and OUT/train.log. Back here, join the
+# halves (python -m verification.engine.train.packed join <folder>), recompute the
 # reference predictions with the wheel's full embeddings and refit the response head:
 #   python -m verification.engine.train.reference bench/models/embedded_v2
 #   python -m verification.engine.train.head --model-dir bench/models/embedded_v2 ...
@@ -21,3 +22,6 @@ python3 -c "import torch, transformers; print('torch', torch.__version__, 'trans
 python3 -m verification.engine.train --device cuda --threads 8 --prepared "$PREP" \
   --scale "$SCALE" --epochs "$EPOCHS" --token-max-length 512 \
   --out "$OUT/model" --work /tmp/train-work 2>&1 | tee "$OUT/train.log"
+# no file over 16 MiB comes back: halves, joined here by
+#   python -m verification.engine.train.packed join <folder>
+python3 -m verification.engine.train.packed split "$OUT/model"

@@ -98,3 +98,19 @@ def test_a_trimmed_base_restores_the_used_rows_and_loads(tmp_path: Path, monkeyp
                           original["encoder.layer.0.attention.self.query.weight"], atol=1e-3)  # fmt: skip
     encoder = load_base_encoder(restored)
     assert encoder.config.hidden_size == model.bert.config.hidden_size
+
+
+def test_weights_split_in_halves_join_back_exactly(tmp_path: Path):
+    # given
+    state = {f"layer{i}.weight": torch.randn(8, 4).half() for i in range(5)}
+    save_file(state, str(tmp_path / "weights.safetensors"))
+    # when
+    parts = packed.split_weights(tmp_path)
+    # then: no file holds everything, and joining restores every tensor bit for bit
+    assert len(parts) == 2
+    assert not (tmp_path / "weights.safetensors").exists()
+    assert all(len(load_file(str(p))) < len(state) for p in parts)
+    joined = load_file(str(packed.join_weights(tmp_path)))
+    assert set(joined) == set(state)
+    assert all(torch.equal(joined[k], v) for k, v in state.items())
+    assert not list(tmp_path.glob("weights.part*"))

@@ -138,3 +138,43 @@ def restore_base(trimmed: Path) -> Path:
     out = {k: v.float().contiguous() for k, v in state.items()} | {key: full}
     save_file(out, str(trimmed / "model.safetensors"))
     return trimmed
+
+
+def split_weights(folder: Path, parts: int = 2) -> list[Path]:
+    """Write `weights.safetensors` as `weights.partN.safetensors` files and remove it (a GPU
+    machine returns no file over 16 MiB; the float16 weights are 21 MB)."""
+    from safetensors.torch import load_file, save_file
+
+    whole = folder / "weights.safetensors"
+    state = load_file(str(whole))
+    keys = sorted(state)
+    out = []
+    for n in range(parts):
+        chunk = keys[n::parts]
+        path = folder / f"weights.part{n + 1}.safetensors"
+        save_file({k: state[k] for k in chunk}, str(path))
+        out.append(path)
+    whole.unlink()
+    return out
+
+
+def join_weights(folder: Path) -> Path:
+    """The inverse of `split_weights`: one `weights.safetensors` from its parts (removed)."""
+    from safetensors.torch import load_file, save_file
+
+    parts = sorted(folder.glob("weights.part*.safetensors"))
+    state: dict[str, Any] = {}
+    for path in parts:
+        state |= load_file(str(path))
+    whole = folder / "weights.safetensors"
+    save_file(state, str(whole), metadata={"format": "pt", "name": "embedded-minilm"})
+    for path in parts:
+        path.unlink()
+    return whole
+
+
+if __name__ == "__main__":  # python -m verification.engine.train.packed split|join FOLDER
+    import sys
+
+    verb, target = sys.argv[1], Path(sys.argv[2])
+    print(split_weights(target) if verb == "split" else join_weights(target))
