@@ -1,12 +1,14 @@
 """Monthly partitions of the jobs tables, per retention class (README "The jobs table at scale").
 
 `verification_verificationjob`, `verification_detectedspan` and `verification_usagerecord`
-are range-partitioned on `(retention_months, <the job's created_at>)`: one partition per
-retention class (`tenants.models.RETENTION_MONTHS`) and calendar month (UTC), named
-`<table>_r<months>_<YYYYMM>`, plus a `<table>_default` partition as a safety net for rows no
-partition was made for (a date far in the future or past). Spans and usage rows carry a copy
-of their job's key (`job_created_at`, `retention_months`), so a job and everything
-partitioned with it live in partitions of the same name suffix and go away together.
+are partitioned in two levels: by range of the job's creation time, one partition per
+calendar month (UTC) named `<table>_<YYYYMM>`, each partitioned by list of
+`retention_months`, one leaf per retention class (`tenants.models.RETENTION_MONTHS`) named
+`<table>_r<months>_<YYYYMM>`. Safety nets: `<table>_default` takes rows of a month no
+partition was made for (a date far in the future or past), `<table>_<YYYYMM>_default` rows
+of a class outside the closed set. Spans and usage rows carry a copy of their job's key
+(`job_created_at`, `retention_months`), so a job and everything partitioned with it live in
+leaves of the same name suffix and go away together. A time range prunes to its months.
 
 Retention drops whole partitions (`drop_expired`), never rows: partition (r, M) expires on
 the first day of month M + 1 + r, so a job is kept at least r months and at most r + 1.
@@ -42,6 +44,7 @@ MONTHS_AHEAD = 2
 ARCHIVE_SCHEMA = "archive"
 
 _LEAF = re.compile(r"^(?P<table>[a-z_]+)_r(?P<months>\d+)_(?P<year>\d{4})(?P<month>\d{2})$")
+_MONTH = re.compile(r"^(?P<table>[a-z_]+)_(?P<year>\d{4})(?P<month>\d{2})$")
 
 
 def month_floor(value: dt.date | dt.datetime) -> dt.date:
@@ -60,7 +63,17 @@ def leaf_name(table: str, months: int, month: dt.date) -> str:
 
 
 def default_name(table: str) -> str:
+    """The table's top-level default partition: rows of a month no partition was made for."""
     return f"{table}_default"
+
+
+def month_name(table: str, month: dt.date) -> str:
+    return f"{table}_{month:%Y%m}"
+
+
+def month_default_name(table: str, month: dt.date) -> str:
+    """The month's default partition: rows of a retention value outside `CLASSES`."""
+    return f"{table}_{month:%Y%m}_default"
 
 
 def expires_on(months: int, month: dt.date) -> dt.date:
@@ -72,8 +85,8 @@ def _ts(day: dt.date) -> str:
     return f"'{day.isoformat()} 00:00:00+00'"
 
 
-def _bounds(months: int, month: dt.date) -> str:
-    return f"FROM ({months}, {_ts(month)}) TO ({months}, {_ts(add_months(month, 1))})"
+def _month_bounds(month: dt.date) -> str:
+    return f"FOR VALUES FROM ({_ts(month)}) TO ({_ts(add_months(month, 1))})"
 
 
 # --- introspection ------------------------------------------------------------------------
@@ -83,6 +96,18 @@ def is_partitioned(cursor, table: str) -> bool:
     cursor.execute("SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)", [table])
     row = cursor.fetchone()
     return row is not None and row[0] == "p"
+
+
+def _exists(cursor, name: str) -> bool:
+    cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [name])
+    return cursor.fetchone()[0]
+
+
+def _has_rows(cursor, table: str, where: str) -> bool:
+    if not _exists(cursor, table):
+        return False
+    cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {table} WHERE {where})")
+    return cursor.fetchone()[0]
 
 
 @dataclass(frozen=True, order=True)
@@ -96,15 +121,22 @@ class Leaf:
         return leaf_name(self.table, self.months, self.month)
 
 
-def leaves(cursor, table: str) -> list[Leaf]:
-    """The table's month partitions (not the default one), oldest first."""
+def _tree(cursor, table: str) -> list[tuple[str, str, bool]]:
+    """(name, parent's name, is a leaf) of every partition under `table`."""
+    if not is_partitioned(cursor, table):
+        return []
     cursor.execute(
-        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
-        "WHERE i.inhparent = to_regclass(%s)",
+        "SELECT relid::regclass::text, parentrelid::regclass::text, isleaf "
+        "FROM pg_partition_tree(%s::regclass) WHERE level > 0",
         [table],
     )
+    return list(cursor.fetchall())
+
+
+def leaves(cursor, table: str) -> list[Leaf]:
+    """The table's (class, month) partitions, oldest first (no default partition)."""
     found = []
-    for (name,) in cursor.fetchall():
+    for name, _parent, _leaf in _tree(cursor, table):
         match = _LEAF.match(name)
         if match and match["table"] == table:
             month = dt.date(int(match["year"]), int(match["month"]), 1)
@@ -128,41 +160,68 @@ def _quoted(columns: Iterable[str]) -> str:
 # --- making partitions --------------------------------------------------------------------
 
 
-def create_leaf(cursor, table: str, months: int, month: dt.date) -> bool:
-    """Create partition (months, month) of `table`; False when it exists.
-
-    Rows that went to the default partition meanwhile are moved into it (Postgres refuses
-    to create a partition whose rows sit in the default one).
-    """
-    name = leaf_name(table, months, month)
-    cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [name])
-    if cursor.fetchone()[0]:
-        return False
-    column = TIME_COLUMN[table]
-    default = default_name(table)
-    where = (
-        f'retention_months = {months} AND "{column}" >= {_ts(month)} '
-        f'AND "{column}" < {_ts(add_months(month, 1))}'
+def _move(cursor, table: str, source: str, target: str, where: str) -> None:
+    """Move the rows of `source` (a default partition) matching `where` into `target`."""
+    columns = _quoted(_columns(cursor, table))
+    cursor.execute(
+        f"WITH moved AS (DELETE FROM {source} WHERE {where} RETURNING {columns}) "
+        f"INSERT INTO {target} ({columns}) SELECT {columns} FROM moved"
     )
-    cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {default} WHERE {where})")
-    if cursor.fetchone()[0]:
-        columns = _quoted(_columns(cursor, table))
+    log.warning("rows of %s moved from %s into its new partition %s", table, source, target)
+
+
+def _create_leaf(cursor, table: str, months: int, month: dt.date) -> bool:
+    name = leaf_name(table, months, month)
+    if _exists(cursor, name):
+        return False
+    parent = month_name(table, month)
+    default = month_default_name(table, month)
+    where = f"retention_months = {months}"
+    if _has_rows(cursor, default, where):  # Postgres refuses to create it over those rows
         cursor.execute(
             f"CREATE TABLE {name} (LIKE {table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"
         )
-        cursor.execute(
-            f"WITH moved AS (DELETE FROM {default} WHERE {where} RETURNING {columns}) "
-            f"INSERT INTO {name} ({columns}) SELECT {columns} FROM moved"
-        )
-        cursor.execute(
-            f"ALTER TABLE {table} ATTACH PARTITION {name} FOR VALUES {_bounds(months, month)}"
-        )
-        log.warning("partition %s created with rows moved from %s", name, default)
+        _move(cursor, table, default, name, where)
+        cursor.execute(f"ALTER TABLE {parent} ATTACH PARTITION {name} FOR VALUES IN ({months})")
     else:
-        cursor.execute(
-            f"CREATE TABLE {name} PARTITION OF {table} FOR VALUES {_bounds(months, month)}"
-        )
+        cursor.execute(f"CREATE TABLE {name} PARTITION OF {parent} FOR VALUES IN ({months})")
     return True
+
+
+def ensure_month(cursor, table: str, month: dt.date) -> list[str]:
+    """The month's partition of `table` (by retention class) and its class partitions;
+    the names of those created. Rows of the month that went to the default partition
+    meanwhile are moved into them."""
+    created = []
+    name = month_name(table, month)
+    by_class = "PARTITION BY LIST (retention_months)"
+    if not _exists(cursor, name):
+        column = TIME_COLUMN[table]
+        where = f'"{column}" >= {_ts(month)} AND "{column}" < {_ts(add_months(month, 1))}'
+        strays = _has_rows(cursor, default_name(table), where)
+        if strays:
+            cursor.execute(
+                f"CREATE TABLE {name} (LIKE {table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS) "
+                f"{by_class}"
+            )
+        else:
+            cursor.execute(
+                f"CREATE TABLE {name} PARTITION OF {table} {_month_bounds(month)} {by_class}"
+            )
+        for months in CLASSES:
+            _create_leaf(cursor, table, months, month)
+            created.append(leaf_name(table, months, month))
+        cursor.execute(
+            f"CREATE TABLE {month_default_name(table, month)} PARTITION OF {name} DEFAULT"
+        )
+        if strays:
+            _move(cursor, table, default_name(table), name, where)
+            cursor.execute(f"ALTER TABLE {table} ATTACH PARTITION {name} {_month_bounds(month)}")
+        return [name, *created]
+    for months in CLASSES:
+        if _create_leaf(cursor, table, months, month):
+            created.append(leaf_name(table, months, month))
+    return created
 
 
 def ensure_partitions(
@@ -184,9 +243,7 @@ def ensure_partitions(
         )
         month = first
         while month <= add_months(this_month, ahead):
-            for months in CLASSES:
-                if create_leaf(cursor, table, months, month):
-                    created.append(leaf_name(table, months, month))
+            created += ensure_month(cursor, table, month)
             month = add_months(month, 1)
     return created
 
@@ -197,6 +254,7 @@ def ensure_partitions(
 @dataclass
 class RetentionResult:
     dropped: list[str] = field(default_factory=list)
+    dropped_months: list[str] = field(default_factory=list)  # emptied month partitions
     archived: list[str] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
     default_rows: dict[str, int] = field(default_factory=dict)
@@ -220,6 +278,7 @@ def drop_expired(cursor, *, today: dt.date | None = None, archive: bool = False)
     The current month's partitions never expire (a class keeps at least one month), nor do
     the default partitions: their rows are counted in `default_rows` for the operator.
     Usage and spans go before their jobs, so a reader never sees a job's rows half gone.
+    A month left with no class partition goes too, unless its default partition has rows.
     """
     today = today or dt.datetime.now(dt.UTC).date()
     result = RetentionResult()
@@ -231,16 +290,30 @@ def drop_expired(cursor, *, today: dt.date | None = None, archive: bool = False)
     for months, month in expired(cursor, today):
         for table in (USAGE, SPANS, JOBS):
             name = leaf_name(table, months, month)
-            cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [name])
-            if not cursor.fetchone()[0]:
+            if not _exists(cursor, name):
                 continue
             if archive:
-                cursor.execute(f"ALTER TABLE {table} DETACH PARTITION {name}")
+                cursor.execute(f"ALTER TABLE {month_name(table, month)} DETACH PARTITION {name}")
                 cursor.execute(f"ALTER TABLE {name} SET SCHEMA {ARCHIVE_SCHEMA}")
                 result.archived.append(name)
             else:
                 cursor.execute(f"DROP TABLE {name}")
                 result.dropped.append(name)
+    this_month = month_floor(today)
+    for table in (USAGE, SPANS, JOBS):
+        children: dict[str, list[str]] = {}
+        for name, parent, _leaf in _tree(cursor, table):
+            children.setdefault(parent, []).append(name)
+        for name in children.get(table, []):
+            match = _MONTH.match(name)
+            if not match or match["table"] != table:
+                continue
+            month = dt.date(int(match["year"]), int(match["month"]), 1)
+            default = month_default_name(table, month)
+            rest = [child for child in children.get(name, []) if child != default]
+            if month < this_month and not rest and not _has_rows(cursor, default, "true"):
+                cursor.execute(f"DROP TABLE {name}")
+                result.dropped_months.append(name)
     for table in TABLES:
         cursor.execute(f"SELECT count(*) FROM {default_name(table)}")
         result.default_rows[table] = cursor.fetchone()[0]
@@ -253,6 +326,33 @@ def maintain(cursor, *, today: dt.date | None = None, archive: bool = False) -> 
     result = drop_expired(cursor, today=today, archive=archive)
     result.created = created
     return result
+
+
+# --- Django's GROUP BY --------------------------------------------------------------------
+
+
+def install_group_by_guard() -> None:
+    """Stop Django from grouping these tables' rows by `id` alone.
+
+    Django shortens `GROUP BY` to a model's primary key, counting on Postgres to know that
+    every other column depends on it. Postgres knows that only for the table's real
+    primary key, which for a partitioned table is (id, retention_months, <time>): grouped by
+    `id` alone, selecting another column fails. Django already makes the same exception
+    for unmanaged models (possibly views); called from `VerificationConfig.ready`.
+    """
+    from django.db.backends.base.features import BaseDatabaseFeatures
+
+    original = BaseDatabaseFeatures.allows_group_by_selected_pks_on_model
+    if getattr(original, "partition_guard", False):
+        return
+
+    def allows_group_by_selected_pks_on_model(self, model) -> bool:
+        return model._meta.db_table not in TIME_COLUMN and original(self, model)
+
+    allows_group_by_selected_pks_on_model.partition_guard = True  # type: ignore[attr-defined]
+    BaseDatabaseFeatures.allows_group_by_selected_pks_on_model = (  # type: ignore[method-assign]
+        allows_group_by_selected_pks_on_model
+    )
 
 
 # --- converting the tables (migration verification 0017) ----------------------------------
@@ -326,7 +426,7 @@ def _rebuild(cursor, table: str, *, partitioned: bool, copy_select: str | None =
             raise RuntimeError(f"{table}: unique index {_name} is not a constraint")
     old = f"{table}__old"
     cursor.execute(f"ALTER TABLE {table} RENAME TO {old}")
-    partition_by = f"PARTITION BY RANGE ({_quoted(key)})" if partitioned else ""
+    partition_by = f'PARTITION BY RANGE ("{TIME_COLUMN[table]}")' if partitioned else ""
     cursor.execute(
         f"CREATE TABLE {table} (LIKE {old} INCLUDING DEFAULTS INCLUDING CONSTRAINTS "
         f"INCLUDING IDENTITY INCLUDING STORAGE INCLUDING COMMENTS) {partition_by}"

@@ -260,3 +260,30 @@ def test_the_migration_partitions_existing_rows_and_back(tenant_a):
             assert cursor.fetchone() == (2,)
     finally:
         _migrate(_latest())
+
+
+@pytest.mark.django_db
+def test_a_month_with_every_class_expired_goes_whole(tenant_a):
+    old = add_months(THIS_MONTH, -30)
+    with connection.cursor() as cursor:
+        partitions.ensure_partitions(cursor, since=old)
+        assert _exists(partitions.month_name(JOBS, old))
+        result = partitions.drop_expired(cursor, today=TODAY)
+    for table in (JOBS, SPANS, USAGE):
+        assert partitions.month_name(table, old) in result.dropped_months
+        assert not _exists(partitions.month_name(table, old))
+        assert _exists(partitions.month_name(table, THIS_MONTH))
+
+
+@pytest.mark.django_db
+def test_a_months_query_reads_only_that_months_partitions():
+    nxt = add_months(THIS_MONTH, 1)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"EXPLAIN SELECT count(*) FROM {JOBS} WHERE created_at >= %s AND created_at < %s",
+            [THIS_MONTH, nxt],
+        )
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert leaf_name(JOBS, 12, THIS_MONTH) in plan
+    assert leaf_name(JOBS, 12, nxt) not in plan
+    assert partitions.default_name(JOBS) not in plan
