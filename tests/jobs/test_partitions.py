@@ -287,3 +287,27 @@ def test_a_months_query_reads_only_that_months_partitions():
     assert leaf_name(JOBS, 12, THIS_MONTH) in plan
     assert leaf_name(JOBS, 12, nxt) not in plan
     assert partitions.default_name(JOBS) not in plan
+
+
+def _ids(page: dict) -> list[str]:
+    return [row["id"] for row in page["results"]]
+
+
+@pytest.mark.django_db
+def test_the_first_page_asks_recent_months_first_and_misses_no_older_job(
+    tenant_a, tenant_b, client_a
+):
+    tenant = tenant_a.tenant
+    old = _job(tenant, created_at=timezone.now() - dt.timedelta(days=200))
+    _job(tenant_b.tenant)  # another tenant's job shows on no page
+    newer = [_job(tenant, created_at=timezone.now() - dt.timedelta(minutes=m)) for m in (2, 1)]
+    # fewer recent jobs than a page: the old one is on the first page too
+    assert _ids(client_a.get("/v1/verifications").json()) == [
+        newer[1].public_id,
+        newer[0].public_id,
+        old.public_id,
+    ]
+    # a full page of recent jobs: the old one follows on the next page
+    first = client_a.get("/v1/verifications?limit=2").json()
+    assert _ids(first) == [newer[1].public_id, newer[0].public_id]
+    assert _ids(client_a.get(first["next"]).json()) == [old.public_id]
