@@ -5,11 +5,12 @@
     python bench/jobs_scale.py --reset                          # remove the generated rows
 
 Generates `--jobs` completed jobs for `--tenants` tenants (four plans, retention 3, 6, 12
-and 24 months, so every class has partitions), spread evenly over the last `--months`
-months, with one usage row per job and one span per `--span-every` jobs, all with
-set-based SQL (`INSERT … SELECT … FROM generate_series`) in chunks of `--chunk` jobs,
-through the partitioned parents (rows are routed as the service's own writes are). The
-partitions for those months are made first (`verification.partitions.ensure_partitions`).
+and 24 months), each tenant's jobs spread over its plan's retention (at most `--months`
+months back: what a table under nightly retention holds), with one usage row per job and
+one span per `--span-every` jobs, all with set-based SQL (one `WITH j AS (INSERT … SELECT …
+FROM generate_series …) …` statement per `--chunk` jobs) through the partitioned parents,
+so rows are routed as the service's own writes are. The partitions for those months are
+made first, and the expired ones dropped, as the nightly job would have.
 
 Then, in process through the API (DRF test client: authentication, tenant scoping,
 pagination and serializers included; no HTTP socket), each of `--samples` draws picks a
@@ -222,13 +223,14 @@ def measure(args) -> None:
             cursor.execute(f"SELECT count(*) FROM {table}")
             counts[table] = cursor.fetchone()[0]
         cursor.execute(
-            "SELECT count(*) FROM pg_inherits WHERE inhparent = ANY(%s::regclass[])",
+            "SELECT count(*) FROM unnest(%s::text[]) AS t, pg_partition_tree(t::regclass) p "
+            "WHERE p.isleaf AND p.level > 0",
             [list(partitions.TABLES)],
         )
         leaf_count = cursor.fetchone()[0]
         cursor.execute("SELECT pg_size_pretty(pg_database_size(current_database()))")
         size = cursor.fetchone()[0]
-    print(f"rows: {counts}; partitions: {leaf_count}; database size: {size}")
+    print(f"rows: {counts}; leaf partitions: {leaf_count}; database size: {size}")
     tenants = list(Tenant.objects.filter(slug__startswith=PREFIX).order_by("slug"))
     if not tenants:
         sys.exit("no bench tenants: generate first")
