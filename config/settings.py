@@ -314,6 +314,9 @@ TRUTHLENS = {
     ),
     "REQUEST_LOG_ROWS": env_int("TRUTHLENS_REQUEST_LOG_ROWS", 1000, minimum=1),
     "REQUEST_LOG_RETENTION_DAYS": env_int("TRUTHLENS_REQUEST_LOG_RETENTION_DAYS", 30, minimum=1),
+    # the nightly partition maintenance: detach expired job partitions into the `archive`
+    # schema (for an operator to dump, then drop) instead of dropping them
+    "JOB_RETENTION_ARCHIVE": env_bool("TRUTHLENS_JOB_RETENTION_ARCHIVE", False),
     # how long an invitation link works
     "INVITATION_TTL_HOURS": env_int("TRUTHLENS_INVITATION_TTL_HOURS", 72, minimum=1),
     # Thompson sampling seed; empty = OS entropy (production). Tests set one.

@@ -24,7 +24,10 @@ class ReviewItem(models.Model):
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="review_items")
     job = models.OneToOneField(
-        "verification.VerificationJob", on_delete=models.CASCADE, related_name="review_item"
+        "verification.VerificationJob",
+        on_delete=models.CASCADE,
+        db_constraint=False,
+        related_name="review_item",
     )
     reason = models.CharField(max_length=16, choices=REASONS)
     # Drawn by the random sample (whatever else queued it too): the unbiased estimate and
@@ -45,7 +48,10 @@ class Label(models.Model):
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="labels")
     job = models.ForeignKey(
-        "verification.VerificationJob", on_delete=models.CASCADE, related_name="labels"
+        "verification.VerificationJob",
+        on_delete=models.CASCADE,
+        db_constraint=False,
+        related_name="labels",
     )
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     outcome = models.CharField(max_length=16, choices=OUTCOMES)
@@ -115,7 +121,11 @@ class DatasetRow(models.Model):
     label = models.PositiveSmallIntegerField(help_text="1 = hallucinated, 0 = correct")
     spans = models.JSONField(default=list, blank=True)
     job = models.ForeignKey(
-        "verification.VerificationJob", null=True, blank=True, on_delete=models.SET_NULL
+        "verification.VerificationJob",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        db_constraint=False,
     )
 
     class Meta:

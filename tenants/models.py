@@ -35,6 +35,13 @@ class EncryptedApiKey:
         self.api_key_encrypted = crypto.encrypt(value) if value else ""
 
 
+#: How long a plan keeps verification jobs (with their spans and usage), in months. A closed
+#: set: each value is a partition class of the jobs tables (`verification/partitions.py`),
+#: whose month partitions exist ahead of time and are dropped whole once expired.
+RETENTION_MONTHS = [(m, f"{m} months" if m > 1 else "1 month") for m in (1, 3, 6, 12, 24)]
+DEFAULT_RETENTION_MONTHS = 12  # also the class of jobs of tenants without a plan
+
+
 class Plan(models.Model):
     """Prices and limits a tenant buys (DESIGN §7)."""
 
@@ -70,6 +77,12 @@ class Plan(models.Model):
         decimal_places=3,
         default=Decimal("1.2"),
         help_text="on web search provider cost",
+    )
+    retention_months = models.PositiveSmallIntegerField(
+        choices=RETENTION_MONTHS,
+        default=DEFAULT_RETENTION_MONTHS,
+        help_text="months a job (its spans and usage) is kept at least; a job is deleted "
+        "with its month's partition within a month after that",
     )
 
     def __str__(self) -> str:

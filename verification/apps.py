@@ -11,5 +11,9 @@ class VerificationConfig(AppConfig):
 
         from observability import metrics, tracing
 
+        from . import partitions
+
+        partitions.install_group_by_guard()
+
         tracing.configure(settings.TRACING_EXPORTER)
         metrics.register_queue_depth(settings.CELERY_BROKER_URL)

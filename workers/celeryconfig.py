@@ -14,6 +14,7 @@ drains the first before it takes from the second.
 
 from __future__ import annotations
 
+from celery.schedules import crontab
 from kombu import Queue
 
 from config.env import env_float, env_int, env_str
@@ -78,6 +79,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "truthlens.dispatch_webhooks",
         "schedule": _SWEEP,
         "options": {"expires": _SWEEP, "queue": "maintenance"},
+    },
+    # verification/partitions.py: next months' job partitions, retention by whole partitions
+    "partition-maintenance": {
+        "task": "truthlens.partition_maintenance",
+        "schedule": crontab(minute=17, hour=3),
+        "options": {"expires": 3600.0, "queue": "maintenance"},
     },
     # quality.drift alerts (quality/drift.py): once a week at most per tenant
     "check-label-drift": {

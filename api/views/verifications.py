@@ -6,8 +6,10 @@ import datetime as dt
 
 import django_filters
 from django import forms
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.db.models.query import ModelIterable
 from django.http import Http404
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -25,8 +27,9 @@ from tenants.llm_providers import provider_for, served_models
 from verification.actions.create import IdempotencyConflict, NewVerification, create_verification
 from verification.actions.feedback import record_feedback
 from verification.engine.search_controls import search_errors
-from verification.models import VerificationJob
+from verification.models import DetectedSpan, UsageRecord, VerificationJob
 from verification.models.jobs import FINAL_STATUSES
+from verification.partitions import add_months, month_floor
 from verification.serializers import (
     VerificationSerializer,
     accepted_representation,
@@ -96,9 +99,37 @@ class NewestFirst(StrictCursorPagination):
     max_page_size = 200
 
 
+class JobsWithDetails(QuerySet):
+    """Jobs that fetch what `VerificationSerializer` reads (spans, usage) with them.
+
+    Spans and usage are partitioned like the jobs (`verification/partitions.py`): their
+    queries name the months and retention classes of the jobs just read, so Postgres plans
+    and reads those partitions only (a join or `job_id IN (…)` alone would visit them all).
+    """
+
+    def _fetch_all(self) -> None:
+        fetched = self._result_cache is not None
+        super()._fetch_all()
+        if not fetched and self._iterable_class is ModelIterable and self._result_cache:
+            _attach_details(self._result_cache)
+
+
+def _attach_details(jobs: list[VerificationJob]) -> None:
+    hint = {
+        "job_created_at__gte": min(job.created_at for job in jobs),
+        "job_created_at__lte": max(job.created_at for job in jobs),
+        "retention_months__in": sorted({job.retention_months for job in jobs}),
+    }
+    prefetch_related_objects(
+        jobs,
+        Prefetch("spans", queryset=DetectedSpan.objects.filter(**hint)),
+        Prefetch("usage", queryset=UsageRecord.objects.filter(**hint)),
+    )
+
+
 def jobs_with_details() -> QuerySet[VerificationJob]:
     """Jobs with what `VerificationSerializer` reads (spans, usage) fetched up front."""
-    return VerificationJob.objects.prefetch_related("spans").select_related("usage")
+    return JobsWithDetails(VerificationJob)
 
 
 def wait_until_final(job: VerificationJob, timeout_s: float) -> None:
@@ -185,7 +216,21 @@ class VerificationListCreate(TenantScopedView):
     @extend_schema(responses=VerificationSerializer(many=True))
     def get(self, request):
         queryset = self.filter_queryset(self.get_queryset())
-        page = self.paginate_queryset(queryset)
+        page = None
+        if not request.query_params.get(self.paginator.cursor_query_param):
+            # The first page is nearly always in the last two months: asked for them first,
+            # Postgres plans and reads only their partitions. Unless there is more than a
+            # page there (so the page and its `next` are right), ask again without the bound.
+            # Later pages follow a cursor (a time bound already).
+            since = add_months(month_floor(timezone.now()), -1)
+            recent = queryset.filter(
+                created_at__gte=dt.datetime(since.year, since.month, 1, tzinfo=dt.UTC)
+            )
+            page = self.paginate_queryset(recent)
+            if not self.paginator.has_next:
+                page = None
+        if page is None:
+            page = self.paginate_queryset(queryset)
         return self.get_paginated_response(VerificationSerializer(page, many=True).data)
 
 

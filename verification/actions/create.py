@@ -14,7 +14,7 @@ from django.db import IntegrityError, connections, router, transaction
 from django.db.models.sql import InsertQuery
 from django.utils import timezone
 
-from tenants.models import ApiKey, Tenant
+from tenants.models import DEFAULT_RETENTION_MONTHS, ApiKey, Tenant
 
 from ..billing.meter import month_start, next_month, spend_since
 from ..models import JobStage, OutboxMessage, VerificationJob
@@ -68,6 +68,12 @@ def _retry_after(now) -> int:
     return max(1, int((next_month(month_start(now)) - now).total_seconds()))
 
 
+def _retention_months(tenant: Tenant) -> int:
+    """The plan's retention class: where the job's rows go and when they are dropped."""
+    plan = tenant.plan if tenant.plan_id else None
+    return plan.retention_months if plan else DEFAULT_RETENTION_MONTHS
+
+
 def _quota(tenant: Tenant) -> int:
     """The plan's monthly job quota, 0 for none."""
     return tenant.plan.monthly_quota if tenant.plan_id and tenant.plan else 0
@@ -79,7 +85,7 @@ def _quota(tenant: Tenant) -> int:
 #: and see each other's increments: the quota is exact. When the quota is used up the
 #: counter CTE returns no row, the outbox row gets a NULL job_id, and the NOT NULL
 #: constraint fails the whole statement: job, message and increment are all undone
-#: (`_quota_refused` tells this failure from an Idempotency-Key collision).
+#: (`_quota_refused` tells this failure from any other integrity error).
 _CREATE_SQL = """
 WITH counted AS (
     INSERT INTO verification_monthlyjobcount AS c (tenant_id, month, jobs)
@@ -173,6 +179,33 @@ def create_verification(
         existing = _existing(tenant, idempotency_key, fingerprint)
         if existing is not None:
             return existing, False
+        # The jobs table is partitioned, so no unique index can hold (tenant, key) alone:
+        # requests with the same key take turns on a transaction-scoped advisory lock, and
+        # the one that comes second finds the first one's job.
+        with transaction.atomic(using=router.db_for_write(VerificationJob)):
+            _lock_idempotency_key(tenant, idempotency_key)
+            existing = _existing(tenant, idempotency_key, fingerprint)
+            if existing is not None:
+                return existing, False
+            return _create(tenant, request, api_key, idempotency_key, fingerprint)
+    return _create(tenant, request, api_key, idempotency_key, fingerprint)
+
+
+def _lock_idempotency_key(tenant: Tenant, key: str) -> None:
+    connection = connections[router.db_for_write(VerificationJob)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"idem:{tenant.pk}:{key}"]
+        )
+
+
+def _create(
+    tenant: Tenant,
+    request: NewVerification,
+    api_key: ApiKey | None,
+    idempotency_key: str | None,
+    fingerprint: str,
+) -> tuple[VerificationJob, bool]:
     now = timezone.now()
     job = VerificationJob(
         tenant=tenant,
@@ -195,6 +228,7 @@ def create_verification(
         interactive=request.interactive,
         created_at=now,
         enqueued_at=now,
+        retention_months=_retention_months(tenant),
     )
     route = STAGE_TASKS[JobStage.DETECT]
     queue = route.queue_for(request.interactive)
@@ -209,13 +243,7 @@ def create_verification(
     except IntegrityError as exc:
         if _quota_refused(exc):
             raise QuotaExceeded(quota, _retry_after(now)) from None
-        # A concurrent request with the same Idempotency-Key won the race.
-        if not idempotency_key:
-            raise
-        existing = _existing(tenant, idempotency_key, fingerprint)
-        if existing is None:
-            raise
-        return existing, False
+        raise
     job._state.adding = False
     job._state.db = router.db_for_write(VerificationJob)
     # Published once the job is committed (at once outside a transaction): by this

@@ -7,7 +7,7 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
-from tenants.models import ApiKey, Tenant
+from tenants.models import DEFAULT_RETENTION_MONTHS, RETENTION_MONTHS, ApiKey, Tenant
 
 PUBLIC_PREFIX = "ver_"
 
@@ -99,7 +99,15 @@ class VerificationJob(models.Model):
     error_message = models.TextField(blank=True, default="")
 
     # --- timing and leasing -------------------------------------------------
+    # `created_at` and `retention_months` are the table's partition key: the database's
+    # primary key is (id, retention_months, created_at), one partition per retention class
+    # and month (`verification/partitions.py`); Django knows `id` alone as the key.
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    #: the plan's retention when the job was created (`Plan.retention_months`): the job's
+    #: month partition of this class is dropped once the month is older than this
+    retention_months = models.PositiveSmallIntegerField(
+        default=DEFAULT_RETENTION_MONTHS, choices=RETENTION_MONTHS, editable=False
+    )
     enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
@@ -122,13 +130,13 @@ class VerificationJob(models.Model):
         indexes = [
             models.Index(fields=["tenant", "-created_at"], name="job_tenant_created"),
             models.Index(fields=["status", "lease_expires_at"], name="job_status_lease"),
-        ]
-        constraints = [
-            models.UniqueConstraint(
+            # Not unique: a partitioned table's unique index must hold the partition key.
+            # `actions.create` serializes a tenant's requests with one key (advisory lock).
+            models.Index(
                 fields=["tenant", "idempotency_key"],
                 condition=models.Q(idempotency_key__isnull=False),
-                name="uniq_job_idempotency_key",
-            )
+                name="job_idempotency_key",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -152,8 +160,47 @@ class VerificationJob(models.Model):
         return self.status in FINAL_STATUSES
 
 
-class DetectedSpan(models.Model):
-    job = models.ForeignKey(VerificationJob, on_delete=models.CASCADE, related_name="spans")
+class JobPartitionedManager(models.Manager):
+    """`bulk_create` fills each row's copy of its job's partition key first."""
+
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        for obj in objs:
+            obj.copy_job_partition_key()
+        return super().bulk_create(objs, *args, **kwargs)
+
+
+class JobPartitioned(models.Model):
+    """A table partitioned like the jobs (by retention class and month of the job's
+    creation): each row carries a copy of its job's partition key, filled on save.
+
+    The foreign key to the job has no database constraint (the database cannot reference
+    a partitioned table's `id` alone); Django's ORM still cascades deletes.
+    """
+
+    job_created_at = models.DateTimeField(editable=False)
+    retention_months = models.PositiveSmallIntegerField(editable=False)
+
+    objects = JobPartitionedManager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        self.copy_job_partition_key()
+        super().save(*args, **kwargs)
+
+    def copy_job_partition_key(self) -> None:
+        if self.job_created_at is None or self.retention_months is None:
+            job = self.job  # type: ignore[attr-defined]
+            self.job_created_at = job.created_at
+            self.retention_months = job.retention_months
+
+
+class DetectedSpan(JobPartitioned):
+    job = models.ForeignKey(
+        VerificationJob, on_delete=models.CASCADE, related_name="spans", db_constraint=False
+    )
     iteration = models.PositiveIntegerField(default=0, help_text="0 = the customer's answer")
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()
@@ -177,7 +224,9 @@ class Feedback(models.Model):
     CORRECT, HALLUCINATED = "correct", "hallucinated"
     OUTCOMES = [(CORRECT, CORRECT), (HALLUCINATED, HALLUCINATED)]
 
-    job = models.ForeignKey(VerificationJob, on_delete=models.CASCADE, related_name="feedback")
+    job = models.ForeignKey(
+        VerificationJob, on_delete=models.CASCADE, related_name="feedback", db_constraint=False
+    )
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE)
     outcome = models.CharField(max_length=16, choices=OUTCOMES)
     comment = models.TextField(blank=True, default="")

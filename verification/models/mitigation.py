@@ -16,7 +16,10 @@ class MitigationStep(models.Model):
     KINDS = [(k, k) for k in ("refine", "answer", "judge", "repair", "cascade", "final")]
 
     job = models.ForeignKey(
-        "verification.VerificationJob", on_delete=models.CASCADE, related_name="mitigation_steps"
+        "verification.VerificationJob",
+        on_delete=models.CASCADE,
+        db_constraint=False,
+        related_name="mitigation_steps",
     )
     index = models.PositiveIntegerField()
     kind = models.CharField(max_length=16, choices=KINDS)
@@ -39,7 +42,10 @@ class LLMCallRecord(models.Model):
     """Every LLM call made for a job, failed ones included: the basis of cost accounting."""
 
     job = models.ForeignKey(
-        "verification.VerificationJob", on_delete=models.CASCADE, related_name="llm_calls"
+        "verification.VerificationJob",
+        on_delete=models.CASCADE,
+        db_constraint=False,
+        related_name="llm_calls",
     )
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE)
     model = models.CharField(max_length=200)

@@ -12,7 +12,9 @@ from django.utils import timezone
 
 
 class OutboxMessage(models.Model):
-    job = models.ForeignKey("verification.VerificationJob", on_delete=models.CASCADE)
+    job = models.ForeignKey(
+        "verification.VerificationJob", on_delete=models.CASCADE, db_constraint=False
+    )
     task = models.CharField(max_length=100)
     queue = models.CharField(max_length=32)
     created_at = models.DateTimeField(default=timezone.now)

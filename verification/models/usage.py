@@ -9,10 +9,17 @@ from django.utils import timezone
 
 from tenants.models import Tenant
 
+from .jobs import JobPartitioned
 
-class UsageRecord(models.Model):
+
+class UsageRecord(JobPartitioned):
+    # Unique in the database as (job_id, retention_months, job_created_at), which is the
+    # same thing: the last two are the job's own. No database foreign key (`JobPartitioned`).
     job = models.OneToOneField(
-        "verification.VerificationJob", on_delete=models.CASCADE, related_name="usage"
+        "verification.VerificationJob",
+        on_delete=models.CASCADE,
+        related_name="usage",
+        db_constraint=False,
     )
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="usage_records")
     mode = models.CharField(max_length=16)
@@ -33,6 +40,10 @@ class UsageRecord(models.Model):
     search_queries = models.PositiveIntegerField(default=0)
     search_cost_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        # a tenant's month (billing report, meters): one range scan per partition
+        indexes = [models.Index(fields=["tenant", "created_at"], name="usage_tenant_created")]
 
     def __str__(self) -> str:
         return f"usage of {self.job_id}"

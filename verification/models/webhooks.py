@@ -15,7 +15,11 @@ class WebhookDelivery(models.Model):
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="webhook_deliveries")
     job = models.ForeignKey(
-        "verification.VerificationJob", null=True, blank=True, on_delete=models.CASCADE
+        "verification.VerificationJob",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        db_constraint=False,
     )
     endpoint = models.ForeignKey(WebhookEndpoint, null=True, blank=True, on_delete=models.SET_NULL)
     url = models.URLField(max_length=2000)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
+from django.db import connection, transaction
 
 from knowledge.queueing import sweep_documents
 from quality.evaluation import sweep_stalled_evaluations
 from tenants.request_log import trim as trim_request_log
+from verification import partitions
 from verification.actions.sweep import relay_outbox, sweep_stuck_jobs
 from verification.billing.alerts import check_all as check_usage_alerts
 from verification.webhooks.dispatch import dispatch_due
@@ -30,3 +33,20 @@ def console_housekeeping() -> dict[str, int]:
 @shared_task(name="truthlens.dispatch_webhooks", queue="maintenance", ignore_result=True)
 def dispatch_webhooks() -> int:
     return dispatch_due()
+
+
+@shared_task(name="truthlens.partition_maintenance", queue="maintenance", ignore_result=True)
+def partition_maintenance() -> dict[str, object]:
+    """Nightly: the coming months' job partitions, then retention by whole partitions."""
+    archive = settings.TRUTHLENS["JOB_RETENTION_ARCHIVE"]
+    # DDL waits for the tables' readers; never queue the API behind it for long: a lock not
+    # had in 10 s fails the run, and the next night's retries (nothing is half done).
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL lock_timeout = '10s'")
+        result = partitions.maintain(cursor, archive=archive)
+    return {
+        "created": len(result.created),
+        "dropped": result.dropped,
+        "archived": result.archived,
+        "default_rows": result.default_rows,
+    }

@@ -1,0 +1,313 @@
+"""Jobs, spans and usage partitioned by retention class and month (verification/partitions.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.utils import timezone
+
+from tenants.models import Plan
+from verification import partitions
+from verification.actions.create import NewVerification, create_verification
+from verification.models import DetectedSpan, UsageRecord, VerificationJob
+from verification.partitions import JOBS, SPANS, USAGE, add_months, leaf_name, month_floor
+from workers.tasks.maintenance import partition_maintenance
+
+TODAY = timezone.now().date()
+THIS_MONTH = month_floor(TODAY)
+
+
+def _where(table: str, pk) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT tableoid::regclass::text FROM {table} WHERE id = %s", [pk])
+        rows = cursor.fetchall()
+    assert len(rows) == 1, rows
+    return rows[0][0]
+
+
+def _exists(name: str) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [name])
+        return cursor.fetchone()[0]
+
+
+def _plan(months: int) -> Plan:
+    return Plan.objects.create(
+        name=f"keep-{months}-{uuid.uuid4().hex[:6]}", retention_months=months
+    )
+
+
+def _job(tenant, created_at=None, retention_months=12) -> VerificationJob:
+    return VerificationJob.objects.create(
+        tenant=tenant,
+        response="The tower is 300 m tall.",
+        created_at=created_at or timezone.now(),
+        retention_months=retention_months,
+    )
+
+
+def _with_span_and_usage(job: VerificationJob) -> tuple[DetectedSpan, UsageRecord]:
+    [span] = DetectedSpan.objects.bulk_create(
+        [DetectedSpan(job=job, start=0, end=3, text="The", confidence=0.9, label="x")]
+    )
+    usage = UsageRecord.objects.create(job=job, tenant=job.tenant, mode="lightweight")
+    return span, usage
+
+
+@pytest.mark.django_db
+def test_a_new_job_lands_in_its_plans_class_and_this_month_with_its_spans_and_usage(tenant_a):
+    tenant = tenant_a.tenant
+    tenant.plan = _plan(3)
+    tenant.save()
+    job, created = create_verification(
+        tenant, NewVerification(context=["The tower is 330 m tall."], response="It is 300 m.")
+    )
+    assert created
+    assert job.retention_months == 3
+    assert _where(JOBS, job.pk) == leaf_name(JOBS, 3, THIS_MONTH)
+    span, usage = _with_span_and_usage(job)
+    assert (span.job_created_at, span.retention_months) == (job.created_at, 3)
+    assert _where(SPANS, span.pk) == leaf_name(SPANS, 3, THIS_MONTH)
+    assert _where(USAGE, usage.pk) == leaf_name(USAGE, 3, THIS_MONTH)
+    # Django still knows a job by its id alone, and reads its rows back through the parent
+    fetched = VerificationJob.objects.get(pk=job.pk)
+    assert list(fetched.spans.all()) == [span]
+    assert fetched.usage == usage
+
+
+@pytest.mark.django_db
+def test_a_tenant_without_a_plan_keeps_jobs_for_the_default_class(tenant_a):
+    assert tenant_a.tenant.plan_id is None
+    job, _ = create_verification(tenant_a.tenant, NewVerification(context=["a"], response="b"))
+    assert job.retention_months == 12
+    assert _where(JOBS, job.pk) == leaf_name(JOBS, 12, THIS_MONTH)
+
+
+@pytest.mark.django_db
+def test_the_next_months_partitions_exist_ahead_of_time():
+    for table in (JOBS, SPANS, USAGE):
+        for months in partitions.CLASSES:
+            for ahead in range(partitions.MONTHS_AHEAD + 1):
+                assert _exists(leaf_name(table, months, add_months(THIS_MONTH, ahead)))
+        assert _exists(partitions.default_name(table))
+
+
+@pytest.mark.django_db
+def test_a_row_with_no_partition_goes_to_default_and_moves_when_its_partition_is_made(tenant_a):
+    far = dt.datetime(2031, 5, 17, 12, tzinfo=dt.UTC)
+    job = _job(tenant_a.tenant, created_at=far)
+    span, usage = _with_span_and_usage(job)
+    assert _where(JOBS, job.pk) == partitions.default_name(JOBS)
+    with connection.cursor() as cursor:
+        created = partitions.ensure_partitions(cursor, today=dt.date(2031, 4, 2), ahead=1)
+    assert leaf_name(JOBS, 12, dt.date(2031, 5, 1)) in created
+    assert _where(JOBS, job.pk) == leaf_name(JOBS, 12, dt.date(2031, 5, 1))
+    assert _where(SPANS, span.pk) == leaf_name(SPANS, 12, dt.date(2031, 5, 1))
+    assert _where(USAGE, usage.pk) == leaf_name(USAGE, 12, dt.date(2031, 5, 1))
+    assert VerificationJob.objects.get(pk=job.pk).usage == usage
+
+
+def test_a_partition_expires_a_whole_class_length_after_its_month_ends():
+    january = dt.date(2026, 1, 1)
+    assert partitions.expires_on(1, january) == dt.date(2026, 3, 1)
+    assert partitions.expires_on(12, january) == dt.date(2027, 2, 1)
+    # never the current month, whatever the class
+    for months in partitions.CLASSES:
+        assert partitions.expires_on(months, THIS_MONTH) > add_months(THIS_MONTH, 1)
+
+
+@pytest.mark.django_db
+def test_retention_drops_only_expired_partitions_and_never_a_current_one(tenant_a):
+    tenant = tenant_a.tenant
+    three_ago = add_months(THIS_MONTH, -3)
+    last_month = add_months(THIS_MONTH, -1)
+    with connection.cursor() as cursor:
+        partitions.ensure_partitions(cursor, since=three_ago)
+
+    def at(month: dt.date) -> dt.datetime:
+        return dt.datetime(month.year, month.month, 10, tzinfo=dt.UTC)
+
+    expired = _job(tenant, at(three_ago), retention_months=1)
+    expired_span, expired_usage = _with_span_and_usage(expired)
+    kept_longer_class = _job(tenant, at(three_ago), retention_months=12)
+    kept_recent = _job(tenant, at(last_month), retention_months=1)
+    kept_current = _job(tenant, timezone.now(), retention_months=1)
+    _with_span_and_usage(kept_current)
+
+    with connection.cursor() as cursor:
+        result = partitions.drop_expired(cursor, today=TODAY)
+
+    gone = {leaf_name(table, 1, three_ago) for table in (JOBS, SPANS, USAGE)}
+    assert gone <= set(result.dropped)
+    assert not any(_exists(name) for name in gone)
+    # every dropped partition had expired; the current and next months' all stay
+    for name in result.dropped:
+        leaf = partitions._LEAF.match(name)
+        month = dt.date(int(leaf["year"]), int(leaf["month"]), 1)
+        assert partitions.expires_on(int(leaf["months"]), month) <= THIS_MONTH
+    for table in (JOBS, SPANS, USAGE):
+        for months in partitions.CLASSES:
+            assert _exists(leaf_name(table, months, THIS_MONTH))
+    ids = set(VerificationJob.objects.values_list("id", flat=True))
+    assert expired.pk not in ids
+    assert {kept_longer_class.pk, kept_recent.pk, kept_current.pk} <= ids
+    assert not DetectedSpan.objects.filter(pk=expired_span.pk).exists()
+    assert not UsageRecord.objects.filter(pk=expired_usage.pk).exists()
+    assert UsageRecord.objects.filter(job=kept_current).exists()
+
+
+@pytest.mark.django_db
+def test_archiving_detaches_expired_partitions_with_their_rows(tenant_a):
+    old = add_months(THIS_MONTH, -2)
+    with connection.cursor() as cursor:
+        partitions.ensure_partitions(cursor, since=old)
+    job = _job(tenant_a.tenant, dt.datetime(old.year, old.month, 3, tzinfo=dt.UTC), 1)
+    with connection.cursor() as cursor:
+        result = partitions.drop_expired(cursor, today=TODAY, archive=True)
+        assert leaf_name(JOBS, 1, old) in result.archived
+        assert not result.dropped
+        cursor.execute(f"SELECT id FROM archive.{leaf_name(JOBS, 1, old)}")
+        assert cursor.fetchall() == [(job.pk,)]
+    assert not VerificationJob.objects.filter(pk=job.pk).exists()
+
+
+@pytest.mark.django_db
+def test_the_nightly_task_makes_partitions_and_reports_the_default_partitions(tenant_a):
+    _job(tenant_a.tenant, dt.datetime(2040, 1, 1, tzinfo=dt.UTC))
+    result = partition_maintenance()
+    assert result["default_rows"][JOBS] == 1
+    assert result["dropped"] == [] or all("_r" in name for name in result["dropped"])
+
+
+@pytest.mark.django_db
+def test_deleting_a_job_still_deletes_its_rows_without_database_foreign_keys(tenant_a):
+    job = _job(tenant_a.tenant)
+    span, usage = _with_span_and_usage(job)
+    job.delete()
+    assert not DetectedSpan.objects.filter(pk=span.pk).exists()
+    assert not UsageRecord.objects.filter(pk=usage.pk).exists()
+
+
+@pytest.mark.django_db
+def test_one_idempotency_key_makes_one_job(tenant_a):
+    request = NewVerification(context=["a"], response="b")
+    first, created = create_verification(tenant_a.tenant, request, idempotency_key="k-1")
+    again, created_again = create_verification(tenant_a.tenant, request, idempotency_key="k-1")
+    assert created
+    assert not created_again
+    assert again.pk == first.pk
+    assert VerificationJob.objects.filter(idempotency_key="k-1").count() == 1
+
+
+# --- the migration, both ways ------------------------------------------------------------
+
+BEFORE = [("verification", "0016_monthly_job_count")]
+
+
+def _migrate(targets) -> None:
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+
+
+def _latest():
+    executor = MigrationExecutor(connection)
+    return executor.loader.graph.leaf_nodes()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_partitions_existing_rows_and_back(tenant_a):
+    tenant = tenant_a.tenant
+    tenant.plan = _plan(6)
+    tenant.save()
+    try:
+        _migrate(BEFORE)
+        with connection.cursor() as cursor:
+            assert not partitions.is_partitioned(cursor, JOBS)
+        apps = MigrationExecutor(connection).loader.project_state(BEFORE).apps
+        old = dt.datetime(2025, 2, 14, tzinfo=dt.UTC)
+        job_id = uuid.uuid4()
+        apps.get_model("verification", "VerificationJob").objects.create(
+            id=job_id, tenant_id=tenant.pk, response="r", created_at=old
+        )
+        usage_id = (
+            apps.get_model("verification", "UsageRecord")
+            .objects.create(job_id=job_id, tenant_id=tenant.pk, mode="lightweight", created_at=old)
+            .pk
+        )
+        _migrate(_latest())
+        with connection.cursor() as cursor:
+            assert partitions.is_partitioned(cursor, JOBS)
+        assert _where(JOBS, job_id) == leaf_name(JOBS, 6, dt.date(2025, 2, 1))
+        assert _where(USAGE, usage_id) == leaf_name(USAGE, 6, dt.date(2025, 2, 1))
+        usage = UsageRecord.objects.get(pk=usage_id)
+        assert (usage.job_created_at, usage.retention_months) == (old, 6)
+        # the identity goes on after the copied rows
+        job = VerificationJob.objects.get(pk=job_id)
+        assert UsageRecord.objects.create(job=_job(tenant), tenant=tenant, mode="x").pk > usage_id
+        assert job.usage.pk == usage_id
+
+        _migrate(BEFORE)  # and back: plain tables, same rows
+        with connection.cursor() as cursor:
+            assert not partitions.is_partitioned(cursor, JOBS)
+            cursor.execute("SELECT job_id FROM verification_usagerecord WHERE id = %s", [usage_id])
+            assert cursor.fetchone() == (job_id,)
+            cursor.execute("SELECT count(*) FROM verification_verificationjob")
+            assert cursor.fetchone() == (2,)
+    finally:
+        _migrate(_latest())
+
+
+@pytest.mark.django_db
+def test_a_month_with_every_class_expired_goes_whole(tenant_a):
+    old = add_months(THIS_MONTH, -30)
+    with connection.cursor() as cursor:
+        partitions.ensure_partitions(cursor, since=old)
+        assert _exists(partitions.month_name(JOBS, old))
+        result = partitions.drop_expired(cursor, today=TODAY)
+    for table in (JOBS, SPANS, USAGE):
+        assert partitions.month_name(table, old) in result.dropped_months
+        assert not _exists(partitions.month_name(table, old))
+        assert _exists(partitions.month_name(table, THIS_MONTH))
+
+
+@pytest.mark.django_db
+def test_a_months_query_reads_only_that_months_partitions():
+    nxt = add_months(THIS_MONTH, 1)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"EXPLAIN SELECT count(*) FROM {JOBS} WHERE created_at >= %s AND created_at < %s",
+            [THIS_MONTH, nxt],
+        )
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert leaf_name(JOBS, 12, THIS_MONTH) in plan
+    assert leaf_name(JOBS, 12, nxt) not in plan
+    assert partitions.default_name(JOBS) not in plan
+
+
+def _ids(page: dict) -> list[str]:
+    return [row["id"] for row in page["results"]]
+
+
+@pytest.mark.django_db
+def test_the_first_page_asks_recent_months_first_and_misses_no_older_job(
+    tenant_a, tenant_b, client_a
+):
+    tenant = tenant_a.tenant
+    old = _job(tenant, created_at=timezone.now() - dt.timedelta(days=200))
+    _job(tenant_b.tenant)  # another tenant's job shows on no page
+    newer = [_job(tenant, created_at=timezone.now() - dt.timedelta(minutes=m)) for m in (2, 1)]
+    # fewer recent jobs than a page: the old one is on the first page too
+    assert _ids(client_a.get("/v1/verifications").json()) == [
+        newer[1].public_id,
+        newer[0].public_id,
+        old.public_id,
+    ]
+    # a full page of recent jobs: the old one follows on the next page
+    first = client_a.get("/v1/verifications?limit=2").json()
+    assert _ids(first) == [newer[1].public_id, newer[0].public_id]
+    assert _ids(client_a.get(first["next"]).json()) == [old.public_id]
