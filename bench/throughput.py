@@ -233,11 +233,18 @@ def run_saturation(
         for i in range(workers):
             name = f"tp{i}-{os.getpid()}-{int(started)}"
             procs.append(Proc(name, _worker_cmd(name), worker_env, logdir))
+        pgids = {p.proc.pid for p in procs}  # each worker leads its own session
         deadline = time.monotonic() + args.grace
         while time.monotonic() < deadline:
+            if cpu_at_claim is None and (
+                VerificationJob.objects.filter(pk__in=ids, started_at__isnull=False).exists()
+            ):
+                cpu_at_claim = _group_cpu_s(pgids)  # models loaded: the work starts
+            cpu_now = _group_cpu_s(pgids)
             if VerificationJob.objects.filter(
                 pk__in=ids, completed_at__isnull=False
             ).count() == len(ids) or any(p.proc.poll() is not None for p in procs):
+                cpu_at_end = cpu_now
                 break
             time.sleep(0.5)
     finally:
