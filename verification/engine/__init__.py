@@ -6,7 +6,7 @@ result = verify(DetectionInput.build(context, answer, query), DetectionConfig(),
 
 from .detectors.base import Detector
 from .detectors.lexical import LexicalDetector
-from .pipeline import DetectionConfig, verify, verify_batch
+from .pipeline import DetectionConfig, verify, verify_batch, verify_groups
 from .query_types import QueryTypeClassifier, classify_query
 from .scoring.citations import CitationPolicy, check_citations
 from .text.language import answer_language, detect_language
@@ -46,4 +46,5 @@ __all__ = [
     "inputs_from_messages",
     "verify",
     "verify_batch",
+    "verify_groups",
 ]

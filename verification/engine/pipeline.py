@@ -151,6 +151,70 @@ def verify_batch(
     detector does not support, or when a truncated input would otherwise pass;
     `verified` otherwise, with `score`, `detected` and `risk_level` set.
     """
+    return verify_groups([(items, config)], detector, classifier=classifier)[0]
+
+
+#: What waits for the detector: (item index, prepared input, coverage, kept passages,
+#: evidence selection).
+_Pending = tuple[int, DetectionInput, Coverage, list[int], Selection | None]
+
+
+def verify_groups(
+    groups: Sequence[tuple[Sequence[DetectionInput], DetectionConfig]],
+    detector: Detector,
+    *,
+    classifier: QueryTypeClassifier | None = None,
+) -> list[list[DetectionResult]]:
+    """`verify_batch` for several (items, config) groups at once, with ONE
+    `detector.predict` call for every item of every group that reaches detection.
+
+    A detect worker's micro-batch holds jobs of several tenants and policies; checking
+    each policy's group apart would run the model once per group, and a group of one job
+    gets no batching at all. Here every window of every job is scored together, so the
+    detector batches them by length across jobs and policies. Each group's results are
+    those `verify_batch(items, config, detector)` returns.
+    """
+    states = [_prepare(items, config, detector, classifier) for items, config in groups]
+    flat = [(g, p) for g, (_, _, pending) in enumerate(states) for p in pending]
+    if not flat:
+        return [[r for r in results if r is not None] for results, _, _ in states]
+    predictions = detector.predict([prepared for _, (_, prepared, *_) in flat])
+    if len(predictions) != len(flat):
+        raise RuntimeError(
+            f"detector {detector.name!r} returned {len(predictions)} predictions "
+            f"for {len(flat)} inputs"
+        )
+    combiner: Combiner | None = getattr(detector, "combiner", None)
+    encoder: Encoder | None = None
+    for (g, (i, prepared, cap, kept, selection)), pred in zip(flat, predictions, strict=True):
+        items, config = groups[g]
+        results, configs, _ = states[g]
+        if encoder is None and config.explain and config.explain_embeddings:
+            encoder = get_encoder()
+        pending_result = results[i]
+        assert pending_result is not None
+        scored = _score(
+            items[i],
+            prepared,
+            pred,
+            cap,
+            configs[i],
+            pending_result,
+            encoder if config.explain and config.explain_embeddings else None,
+            combiner,
+        )
+        results[i] = _in_original_passages(_in_related_passages(scored, selection), kept)
+    return [[r for r in results if r is not None] for results, _, _ in states]
+
+
+def _prepare(
+    items: Sequence[DetectionInput],
+    config: DetectionConfig,
+    detector: Detector,
+    classifier: QueryTypeClassifier | None,
+) -> tuple[list[DetectionResult | None], list[DetectionConfig], list[_Pending]]:
+    """Results of the items that end before the detector, each item's config, and what
+    goes to the detector (`verify_batch`'s first half)."""
     if config.classify_queries:
         clf = classifier or default_classifier()
         types = clf.classify_batch([it.query for it in items])
@@ -158,7 +222,7 @@ def verify_batch(
         types = [("other", 0.0)] * len(items)
 
     results: list[DetectionResult | None] = [None] * len(items)
-    pending: list[tuple[int, DetectionInput, Coverage, list[int], Selection | None]] = []
+    pending: list[_Pending] = []
     configs = [config.for_query_type(qtype) for qtype, _ in types]
     for i, (item, (qtype, qconf)) in enumerate(zip(items, types, strict=True)):
         cfg = configs[i]
@@ -200,24 +264,7 @@ def verify_batch(
         coverage.checks = ["model", "values"] + (["sentences"] if cfg.typed_checks else [])
         results[i] = base
         pending.append((i, prepared, coverage, kept, selection))
-
-    if pending:
-        predictions = detector.predict([prepared for _, prepared, *_ in pending])
-        if len(predictions) != len(pending):
-            raise RuntimeError(
-                f"detector {detector.name!r} returned {len(predictions)} predictions "
-                f"for {len(pending)} inputs"
-            )
-        encoder = get_encoder() if config.explain and config.explain_embeddings else None
-        combiner: Combiner | None = getattr(detector, "combiner", None)
-        for (i, prepared, cap, kept, selection), pred in zip(pending, predictions, strict=True):
-            pending_result = results[i]
-            assert pending_result is not None
-            scored = _score(
-                items[i], prepared, pred, cap, configs[i], pending_result, encoder, combiner
-            )
-            results[i] = _in_original_passages(_in_related_passages(scored, selection), kept)
-    return [r for r in results if r is not None]
+    return results, configs, pending
 
 
 def _early_exit(

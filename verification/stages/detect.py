@@ -23,7 +23,7 @@ from tenants.models import Tenant
 
 from ..actions.complete import Outcome, complete_job, fail_job
 from ..actions.stages import hand_to_mitigation
-from ..engine import DetectionConfig, DetectionInput, DetectionResult, verify_batch
+from ..engine import DetectionConfig, DetectionInput, DetectionResult, verify_groups
 from ..engine.job_plan import JobPlan, Step
 from ..engine.mitigation.redetect import redetector
 from ..engine.mitigation.repair import repair
@@ -80,7 +80,7 @@ def job_input(job: VerificationJob) -> DetectionInput:
 
 
 def process_jobs(jobs: list[VerificationJob]) -> None:
-    """Detect every claimed job (one detector call per policy config) and route it on."""
+    """Detect every claimed job (one detector call for all of them) and route it on."""
     # One query for the batch, not one per job: the tenants' default models (none: no LLM).
     llms = dict(
         Tenant.objects.filter(pk__in={job.tenant_id for job in jobs})
@@ -106,12 +106,20 @@ def process_jobs(jobs: list[VerificationJob]) -> None:
     for p in planned:
         groups[p.plan.config].append(p)
     metrics.DETECT_BATCH.observe(len(planned))
-    for config, members in groups.items():
-        _maybe_inject_fault(members)
-        started = time.monotonic()
-        known = KnownTypes(dict(p.query_type for p in members))
-        results = verify_batch([p.item for p in members], config, detector, classifier=known)
-        detect_ms = int((time.monotonic() - started) * 1000)
+    if not planned:
+        return
+    _maybe_inject_fault(planned)
+    # One detector call for the whole micro-batch, whatever each job's policy: the windows
+    # of every job are batched by length together (`verify_groups`), not group by group.
+    started = time.monotonic()
+    known = KnownTypes(dict(p.query_type for p in planned))
+    outcomes = verify_groups(
+        [([p.item for p in members], config) for config, members in groups.items()],
+        detector,
+        classifier=known,
+    )
+    detect_ms = int((time.monotonic() - started) * 1000)
+    for members, results in zip(groups.values(), outcomes, strict=True):
         for p, result in zip(members, results, strict=True):
             p.detect_ms = detect_ms
             if p.grounding is not None and not p.grounding.context:

@@ -17,6 +17,7 @@ import numpy as np
 
 MAX_LENGTH = 256
 BATCH_SIZE = 64
+MAX_PADDING = 0.25  # padded positions per batch, as a share of its real tokens
 _lock = threading.Lock()
 
 
@@ -36,26 +37,51 @@ class Encoder:
         self.model: Any = AutoModel.from_pretrained(path).eval()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Float32 array (len(texts), dim), rows of unit length; zeros for an empty input list."""
+        """Float32 array (len(texts), dim), rows of unit length; zeros for an empty input list.
+
+        Texts are encoded shortest first, in batches of similar length (`_length_batches`):
+        a short sentence padded to a 256-token neighbour costs as much as a long one, and
+        explanations mix both. Padding is masked out, so a row does not depend on its batch.
+        """
+        dim = self.model.config.hidden_size
         if not texts:
-            return np.zeros((0, self.model.config.hidden_size), dtype=np.float32)
+            return np.zeros((0, dim), dtype=np.float32)
         torch = self._torch
-        chunks = []
+        enc = self.tokenizer(list(texts), truncation=True, max_length=MAX_LENGTH)
+        keys = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc]
+        out = np.zeros((len(texts), dim), dtype=np.float32)
         with torch.inference_mode():
-            for i in range(0, len(texts), BATCH_SIZE):
-                batch = self.tokenizer(
-                    list(texts[i : i + BATCH_SIZE]),
-                    padding=True,
-                    truncation=True,
-                    max_length=MAX_LENGTH,
-                    return_tensors="pt",
+            for idx in _length_batches([len(row) for row in enc["input_ids"]]):
+                batch = self.tokenizer.pad(
+                    [{k: enc[k][i] for k in keys} for i in idx], return_tensors="pt"
                 )
                 hidden = self.model(**batch).last_hidden_state
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
-                chunks.append(pooled.float().numpy())
-        return np.concatenate(chunks, axis=0)
+                out[idx] = pooled.float().numpy()
+        return out
+
+
+def _length_batches(lengths: Sequence[int]) -> list[list[int]]:
+    """Indices grouped shortest first into batches of at most `BATCH_SIZE`, each padding
+    at most `MAX_PADDING` of its real tokens (one text always makes a batch)."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    real = 0
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        width = lengths[i]  # ascending: the newcomer sets the batch's width
+        if current and (
+            len(current) >= BATCH_SIZE
+            or width * (len(current) + 1) > (1 + MAX_PADDING) * (real + width)
+        ):
+            batches.append(current)
+            current, real = [], 0
+        current.append(i)
+        real += width
+    if current:
+        batches.append(current)
+    return batches
 
 
 @functools.cache
