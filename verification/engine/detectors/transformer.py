@@ -34,6 +34,7 @@ from typing import Any
 
 import torch
 
+from ..text.batching import length_batches
 from ..types import Coverage, DetectionInput, TokenPrediction, TokenProb
 from .local_attention import use_local_attention
 from .windows import covered_tokens, format_prompt, plan_windows
@@ -42,7 +43,6 @@ _MIN_CONTEXT_TOKENS = 64  # an answer may not squeeze the context below this
 _SAFETY_MARGIN = 8  # prompt tokenization is not exactly additive over passages
 # Padding a short window to a long one costs as much as a real token, and attention
 # quadratically: a 700-token window padded to 4 000 is slower than running both apart.
-_MAX_PADDING = 0.25  # padded positions per batch, as a share of its real tokens
 # On CPU a forward pass is compute-bound: batching long windows gains nothing per token,
 # and a batch with any padding needs an attention mask, which makes CPU attention ~13 %
 # slower. So CPU batches stop at this many (padded) tokens; a longer window runs alone.
@@ -96,35 +96,6 @@ def resolve_dtype(device: torch.device, dtype: str | torch.dtype | None) -> torc
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return torch.bfloat16 if device.type == "cpu" and cpu_has_native_bf16() else torch.float32
-
-
-def length_batches(
-    lengths: Sequence[int], batch_size: int, max_tokens: int | None = None
-) -> list[list[int]]:
-    """Indices of `lengths` grouped into batches of similar length, shortest first.
-
-    A batch holds at most `batch_size` sequences, pads at most `_MAX_PADDING` of its
-    real tokens (sequences of very different lengths go to different batches) and, when
-    `max_tokens` is given, holds at most that many padded tokens unless it is one sequence.
-    """
-    batches: list[list[int]] = []
-    current: list[int] = []
-    real = 0
-    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
-        width = lengths[i]  # ascending order: the newcomer sets the batch width
-        padded = width * (len(current) + 1)
-        if current and (
-            len(current) >= batch_size
-            or padded > (1 + _MAX_PADDING) * (real + width)
-            or (max_tokens is not None and padded > max_tokens)
-        ):
-            batches.append(current)
-            current, real = [], 0
-        current.append(i)
-        real += width
-    if current:
-        batches.append(current)
-    return batches
 
 
 class WindowedScorer:

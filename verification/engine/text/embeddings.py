@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .batching import length_batches
+
 MAX_LENGTH = 256
 BATCH_SIZE = 64
 MAX_PADDING = 0.25  # padded positions per batch, as a share of its real tokens
@@ -66,22 +68,7 @@ class Encoder:
 def _length_batches(lengths: Sequence[int]) -> list[list[int]]:
     """Indices grouped shortest first into batches of at most `BATCH_SIZE`, each padding
     at most `MAX_PADDING` of its real tokens (one text always makes a batch)."""
-    batches: list[list[int]] = []
-    current: list[int] = []
-    real = 0
-    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
-        width = lengths[i]  # ascending: the newcomer sets the batch's width
-        if current and (
-            len(current) >= BATCH_SIZE
-            or width * (len(current) + 1) > (1 + MAX_PADDING) * (real + width)
-        ):
-            batches.append(current)
-            current, real = [], 0
-        current.append(i)
-        real += width
-    if current:
-        batches.append(current)
-    return batches
+    return length_batches(lengths, BATCH_SIZE, max_padding=MAX_PADDING)
 
 
 @functools.cache
