@@ -258,6 +258,7 @@ class RetentionResult:
     archived: list[str] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
     default_rows: dict[str, int] = field(default_factory=dict)
+    dependent_rows: int = 0  # rows of other tables deleted or unlinked with dropped jobs
 
 
 def expired(cursor, today: dt.date) -> list[tuple[int, dt.date]]:
@@ -270,6 +271,47 @@ def expired(cursor, today: dt.date) -> list[tuple[int, dt.date]]:
         if expires_on(leaf.months, leaf.month) <= this_month
     }
     return sorted(pairs, key=lambda pair: (pair[1], pair[0]))
+
+
+def _dependents() -> list[tuple[str, str, bool, list[tuple[str, str]]]]:
+    """Tables outside the partitions that point at a job: (table, column, cascades, and the
+    tables that point at those rows in turn, with their column)."""
+    from django.apps import apps
+    from django.db import models
+
+    job = apps.get_model("verification", "VerificationJob")
+    out = []
+    for rel in job._meta.related_objects:
+        table = rel.related_model._meta.db_table
+        if table in TABLES:
+            continue
+        nested = []
+        for inner in rel.related_model._meta.related_objects:
+            if inner.related_model._meta.related_objects:
+                raise RuntimeError(f"{table}: rows three levels under a job are not purged")
+            nested.append((inner.related_model._meta.db_table, inner.field.column))
+        out.append((table, rel.field.column, rel.on_delete is models.CASCADE, nested))
+    return out
+
+
+def purge_dependents(cursor, jobs_leaf: str) -> int:
+    """Before a jobs partition is dropped: delete (or, where the model says SET_NULL, unlink)
+    the rows of other tables that belong to its jobs, in one statement per table, so that a
+    dropped month leaves nothing of its jobs behind (mitigation steps, LLM calls, outbox,
+    webhook deliveries and their attempts, feedback, review items and labels)."""
+    jobs = f"SELECT id FROM {jobs_leaf}"
+    touched = 0
+    for table, column, cascades, nested in _dependents():
+        mine = f"SELECT id FROM {table} WHERE {column} IN ({jobs})"
+        for inner_table, inner_column in nested if cascades else []:
+            cursor.execute(f"DELETE FROM {inner_table} WHERE {inner_column} IN ({mine})")
+            touched += max(cursor.rowcount, 0)
+        if cascades:
+            cursor.execute(f"DELETE FROM {table} WHERE {column} IN ({jobs})")
+        else:
+            cursor.execute(f"UPDATE {table} SET {column} = NULL WHERE {column} IN ({jobs})")
+        touched += max(cursor.rowcount, 0)
+    return touched
 
 
 def drop_expired(cursor, *, today: dt.date | None = None, archive: bool = False) -> RetentionResult:
@@ -292,6 +334,8 @@ def drop_expired(cursor, *, today: dt.date | None = None, archive: bool = False)
             name = leaf_name(table, months, month)
             if not _exists(cursor, name):
                 continue
+            if table == JOBS and not archive:
+                result.dependent_rows += purge_dependents(cursor, name)
             if archive:
                 cursor.execute(f"ALTER TABLE {month_name(table, month)} DETACH PARTITION {name}")
                 cursor.execute(f"ALTER TABLE {name} SET SCHEMA {ARCHIVE_SCHEMA}")

@@ -311,3 +311,48 @@ def test_the_first_page_asks_recent_months_first_and_misses_no_older_job(
     first = client_a.get("/v1/verifications?limit=2").json()
     assert _ids(first) == [newer[1].public_id, newer[0].public_id]
     assert _ids(client_a.get(first["next"]).json()) == [old.public_id]
+
+
+@pytest.mark.django_db
+def test_dropping_a_month_takes_its_jobs_rows_in_other_tables_with_it(tenant_a):
+    from verification.models import (
+        Feedback,
+        LLMCallRecord,
+        MitigationStep,
+        OutboxMessage,
+        WebhookAttempt,
+        WebhookDelivery,
+    )
+
+    tenant = tenant_a.tenant
+    three_ago = add_months(THIS_MONTH, -3)
+    with connection.cursor() as cursor:
+        partitions.ensure_partitions(cursor, since=three_ago)
+    at = dt.datetime(three_ago.year, three_ago.month, 10, tzinfo=dt.UTC)
+    expired, kept = _job(tenant, at, retention_months=1), _job(tenant, at, retention_months=12)
+
+    def rows_of(job):
+        delivery = WebhookDelivery.objects.create(
+            tenant=tenant, job=job, url="http://127.0.0.1:9/hook",
+            event_id=uuid.uuid4().hex, event_type="verification.completed", payload={},
+        )  # fmt: skip
+        return [
+            delivery,
+            WebhookAttempt.objects.create(delivery=delivery, number=1),
+            MitigationStep.objects.create(job=job, index=0, kind="refine"),
+            LLMCallRecord.objects.create(job=job, tenant=tenant, model="m", role="refine"),
+            OutboxMessage.objects.create(job=job, task="t", queue="detect"),
+            Feedback.objects.create(job=job, tenant=tenant, outcome="correct"),
+        ]
+
+    gone, stay = rows_of(expired), rows_of(kept)
+    # when
+    with connection.cursor() as cursor:
+        result = partitions.drop_expired(cursor, today=TODAY)
+    # then: nothing of the dropped jobs is left anywhere; the kept job keeps everything
+    assert leaf_name(JOBS, 1, three_ago) in result.dropped
+    assert result.dependent_rows == len(gone)
+    for row in gone:
+        assert not type(row).objects.filter(pk=row.pk).exists(), type(row).__name__
+    for row in stay:
+        assert type(row).objects.filter(pk=row.pk).exists(), type(row).__name__

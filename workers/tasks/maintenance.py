@@ -48,5 +48,6 @@ def partition_maintenance() -> dict[str, object]:
         "created": len(result.created),
         "dropped": result.dropped,
         "archived": result.archived,
+        "dependent_rows": result.dependent_rows,
         "default_rows": result.default_rows,
     }
