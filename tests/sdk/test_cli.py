@@ -22,6 +22,9 @@ FAITHFUL = ["It was built from 1887 to 1889.", "It is 330 metres tall.", "It ope
 WRONG = ["It was built in 1950.", "It is 530 metres tall.", "It opened in 1925."]
 
 
+ROWS = 90
+
+
 def _rows(count: int) -> list[dict]:
     rows = []
     for i in range(count):
@@ -61,9 +64,10 @@ def _lines(path: Path) -> list[dict]:
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_an_interrupted_batch_resumes_without_sending_a_row_twice(worker_server, tmp_path):
-    # given 30 labelled rows
+    # given labelled rows, enough that an interrupt after the first few lands mid-run however
+    # fast the worker is (30 rows once finished before Ctrl-C arrived)
     source = tmp_path / "rows.jsonl"
-    source.write_text("".join(json.dumps(row) + "\n" for row in _rows(30)))
+    source.write_text("".join(json.dumps(row) + "\n" for row in _rows(ROWS)))
     out, report = tmp_path / "results.jsonl", tmp_path / "report.html"
     # when the first run is interrupted (Ctrl-C) after a few rows
     first = _cli(worker_server, str(source), "--out", str(out), "--concurrency", "2")
@@ -71,16 +75,16 @@ def test_an_interrupted_batch_resumes_without_sending_a_row_twice(worker_server,
     first.send_signal(signal.SIGINT)
     first.communicate(timeout=60)
     finished_first = len(_lines(out))
-    assert finished_first < 30, "the first run finished before it could be interrupted"
+    assert finished_first < ROWS, "the first run finished before it could be interrupted"
     # and a second run resumes it
     second = _cli(worker_server, str(source), "--out", str(out), "--report", str(report))
     stdout, stderr = second.communicate(timeout=300)
     # then every row was verified once: one line and one job per row
     assert second.returncode == 0, stderr
-    assert f"resuming: {finished_first} of 30 rows" in stderr
+    assert f"resuming: {finished_first} of {ROWS} rows" in stderr
     results = _lines(out)
-    assert sorted(r["row"] for r in results) == sorted(f"r{i}" for i in range(30))
-    assert VerificationJob.objects.count() == 30
+    assert sorted(r["row"] for r in results) == sorted(f"r{i}" for i in range(ROWS))
+    assert VerificationJob.objects.count() == ROWS
     # the summary has verdict counts, cost, latency percentiles and the labelled figures
     assert "hallucinated" in stdout
     assert "faithful" in stdout
@@ -97,8 +101,8 @@ def test_an_interrupted_batch_resumes_without_sending_a_row_twice(worker_server,
     third = _cli(worker_server, str(source), "--out", str(out))
     _, stderr = third.communicate(timeout=120)
     assert third.returncode == 0
-    assert "resuming: 30 of 30 rows" in stderr
-    assert VerificationJob.objects.count() == 30
+    assert f"resuming: {ROWS} of {ROWS} rows" in stderr
+    assert VerificationJob.objects.count() == ROWS
 
 
 def test_csv_rows_read_context_lists_labels_and_stable_keys(tmp_path):
