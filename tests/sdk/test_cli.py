@@ -54,6 +54,9 @@ def _cli(server, *args: str) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a runner started in the background ignores SIGINT, and children inherit that: give
+        # the CLI the default action back so it sees Ctrl-C as a user's terminal sends it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
