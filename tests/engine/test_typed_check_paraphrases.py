@@ -267,3 +267,17 @@ def test_a_value_presented_as_worked_out_that_no_derivation_reproduces_is_unsupp
     assert [f for f in found if f.start < 66] == []  # 2 × $12 and 3 × $11 are worked out
     # the same figure stated flatly where the context states another is a contradiction
     assert conflicts(context, "Adult tickets are $13.") == ["$13"]
+
+
+def test_a_calculation_word_after_the_value_marks_it_worked_out_too():
+    # "or £220 altogether": the cue follows the figure; a total the check cannot
+    # reproduce (4 bags x £55 on two flights) is unsupported, not a contradiction
+    context = "Checked bags cost £22 each online and £55 each at the airport."
+    answer = "Online four bags cost £88, while at the airport they come to £440 altogether."
+    found = check([context], answer)
+    start = answer.index("£440")
+    at = [f for f in found if f.start == start]
+    assert [f.verdict for f in at] == ["absent"]
+    assert "not confirmed" in at[0].reason
+    # without the cue, the same wrong figure is still a contradiction
+    assert conflicts(context, "At the airport a bag costs £45.") == ["£45"]

@@ -64,6 +64,13 @@ LONG_CONTEXT_CHARS = 1000
 LONG_SLOT_WORDS = 2
 LONG_SENTENCE_OVERLAP = 0.8
 
+#: How far before and after a value a calculation word ("so the total is", "or £220
+#: altogether") marks it as worked out. After-the-value cues were added with the fifteen
+#: development sets: 7 faithful answers fewer with a false contradiction, 3 wrong ones fewer
+#: with a right one (README, "Customer-style cases").
+WORKED_OUT_BEFORE = 45
+WORKED_OUT_AFTER = 45
+
 NEGATION = re.compile(
     r"\b(?:not|no|never|none|nothing|nobody|cannot|without)\b|n['’]t\b", re.IGNORECASE
 )
@@ -430,10 +437,13 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
         if pool:
             i, passage, v = _closest(answer, value, pool)
             said = answer[value.start : value.end]
-            if _WORKED_OUT.search(answer[max(0, value.start - 45) : value.start]):
-                # the answer presents the value as worked out ("so the total is $79") and
-                # no derivation reproduces it: a wrong sum and a sum of operands the
-                # check cannot see look the same, so it is unsupported, not contradicted
+            if _WORKED_OUT.search(
+                answer[max(0, value.start - WORKED_OUT_BEFORE) : value.end + WORKED_OUT_AFTER]
+            ):
+                # the answer presents the value as worked out ("so the total is $79", "or
+                # £220 altogether") and no derivation reproduces it: a wrong sum and a sum
+                # of operands the check cannot see look the same, so it is unsupported,
+                # not contradicted
                 reason = (
                     f"{value.kind} not confirmed: the answer works out {said}, which could "
                     f"not be derived from the context's {passage[v.start : v.end]}"
