@@ -496,7 +496,8 @@ def _rebuild(
         if unique:  # a partitioned table's unique index must hold the key: none expected
             raise RuntimeError(f"{table}: unique index {_name} is not a constraint")
     # a partitioned table keeps its months, from its oldest partition's on
-    first_month = min((leaf.month for leaf in leaves(cursor, table)), default=None)
+    had = {(leaf.months, leaf.month) for leaf in leaves(cursor, table)}
+    first_month = min((month for _months, month in had), default=None)
     old = f"{table}__old"
     for name, _parent, _leaf in _tree(cursor, table):  # its partitions' names are the new's
         cursor.execute(f"ALTER TABLE {name} RENAME TO {name}__old")
@@ -519,6 +520,13 @@ def _rebuild(
             default=None,
         )
         ensure_partitions(cursor, since=since, tables=[table])
+        if had:  # and does not get back the partitions retention dropped
+            this_month = month_floor(dt.datetime.now(dt.UTC))
+            for leaf in leaves(cursor, table):
+                if (leaf.months, leaf.month) not in had and expires_on(
+                    leaf.months, leaf.month
+                ) <= this_month:
+                    cursor.execute(f"DROP TABLE {leaf.name}")
     select = (copy_select or f"SELECT {columns} FROM {{old}}").format(old=old)
     cursor.execute(f"INSERT INTO {table} ({columns}) {select}")
     cursor.execute(f"DROP TABLE {old}")

@@ -396,6 +396,8 @@ def test_usage_moves_to_its_own_month_and_back(tenant_a):
             job=job, tenant=tenant, mode="lightweight", created_at=finished
         )
         assert _where(USAGE, usage.pk) == leaf_name(USAGE, 6, january)  # the job's month
+        with connection.cursor() as cursor:  # what retention dropped (expired long ago)
+            cursor.execute(f"DROP TABLE {leaf_name(USAGE, 1, january)}")
 
         _migrate(_latest())
         assert _key(USAGE) == (
@@ -409,9 +411,10 @@ def test_usage_moves_to_its_own_month_and_back(tenant_a):
         assert _where(JOBS, job.pk) == leaf_name(JOBS, 6, january)
         assert VerificationJob.objects.get(pk=job.pk).usage == usage
         assert UsageRecord.objects.get(pk=usage.pk).job_created_at == created
-        # every class of every month was made again, and the identity goes on
+        # every partition was made again but the one retention had dropped; the identity
+        # goes on
         for months in partitions.CLASSES:
-            assert _exists(leaf_name(USAGE, months, january))
+            assert _exists(leaf_name(USAGE, months, january)) == (months != 1)
             assert _exists(leaf_name(USAGE, months, add_months(THIS_MONTH, 2)))
         later = UsageRecord.objects.create(job=_job(tenant, None, 6), tenant=tenant, mode="x")
         assert later.pk > usage.pk
@@ -473,3 +476,49 @@ def test_a_job_finished_after_its_month_ended_is_billed_in_the_month_it_finished
     before = monthly_report(tenant_a.tenant, f"{last_month:%Y-%m}")
     assert (this.verifications, this.detector_tokens) == (1, 41)
     assert before.verifications == 0
+
+
+def _finished(tenant, at: dt.datetime, status: str = "completed") -> VerificationJob:
+    job = _job(tenant, at)
+    job.status, job.metadata = status, {"at": at.isoformat()}
+    job.completed_at = None if status == "queued" else at + dt.timedelta(seconds=2)
+    job.save()
+    return job
+
+
+@pytest.mark.django_db
+def test_the_list_shows_each_job_as_its_detail_does_in_as_many_queries_for_any_page(
+    tenant_a, client_a
+):
+    from django.test.utils import CaptureQueriesContext
+
+    tenant = tenant_a.tenant
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        partitions.ensure_partitions(cursor, since=add_months(THIS_MONTH, -5))
+    statuses = ["completed", "completed", "failed", "queued"]
+    jobs = [_finished(tenant, now - dt.timedelta(minutes=i), s) for i, s in enumerate(statuses)]
+    _with_span_and_usage(jobs[0])  # usage written when the job finished
+    # a usage row written by hand, months before its job: outside the months read first
+    UsageRecord.objects.create(
+        job=jobs[1], tenant=tenant, mode="premium", detector_tokens=7,
+        created_at=now - dt.timedelta(days=120),
+    )  # fmt: skip
+    client_a.get("/v1/verifications")  # the key is read once, then cached
+
+    def listed() -> tuple[list[dict], int]:
+        with CaptureQueriesContext(connection) as queries:
+            rows = client_a.get("/v1/verifications").json()["results"]
+        return rows, len(queries)
+
+    rows, count = listed()
+    assert rows == [client_a.get(f"/v1/verifications/{job.public_id}").json() for job in jobs]
+    assert rows[0]["spans"][0]["text"] == "The"
+    assert rows[1]["usage"]["detector_tokens"] == 7
+    # more jobs with spans and usage on the page: no query per job (no column read lazily)
+    more = [_finished(tenant, now - dt.timedelta(seconds=10 + i)) for i in range(5)]
+    for job in more:
+        _with_span_and_usage(job)
+    rows, count_more = listed()
+    assert len(rows) == len(jobs) + len(more)
+    assert count_more == count
