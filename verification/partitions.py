@@ -35,8 +35,12 @@ log = logging.getLogger(__name__)
 JOBS = "verification_verificationjob"
 SPANS = "verification_detectedspan"
 USAGE = "verification_usagerecord"
-#: each partitioned table and the time column of its partition key (after `retention_months`)
-TIME_COLUMN = {JOBS: "created_at", SPANS: "job_created_at", USAGE: "job_created_at"}
+#: each partitioned table and the time column of its partition key (after `retention_months`):
+#: spans follow their job's month; usage its own (when the job finished: what a month's usage
+#: and billing read, so they prune to that month). Migration 0018 moved usage to its own time.
+TIME_COLUMN = {JOBS: "created_at", SPANS: "job_created_at", USAGE: "created_at"}
+#: the layout migration 0017 made (usage by its job's month), for that migration alone
+TIME_COLUMN_0017 = {**TIME_COLUMN, USAGE: "job_created_at"}
 TABLES = (JOBS, SPANS, USAGE)
 CLASSES = tuple(months for months, _ in RETENTION_MONTHS)
 #: partitions exist for this month and this many months after it
@@ -96,6 +100,18 @@ def is_partitioned(cursor, table: str) -> bool:
     cursor.execute("SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)", [table])
     row = cursor.fetchone()
     return row is not None and row[0] == "p"
+
+
+def partition_column(cursor, table: str) -> str | None:
+    """The time column `table` is partitioned by (RANGE), as the database has it; None when
+    the table is a plain one."""
+    if not is_partitioned(cursor, table):
+        return None
+    cursor.execute("SELECT pg_get_partkeydef(to_regclass(%s))", [table])
+    match = re.fullmatch(r'RANGE \("?(?P<column>[a-z_]+)"?\)', cursor.fetchone()[0])
+    if match is None:
+        raise RuntimeError(f"{table}: not partitioned by a time range")
+    return match["column"]
 
 
 def _exists(cursor, name: str) -> bool:
@@ -196,7 +212,7 @@ def ensure_month(cursor, table: str, month: dt.date) -> list[str]:
     name = month_name(table, month)
     by_class = "PARTITION BY LIST (retention_months)"
     if not _exists(cursor, name):
-        column = TIME_COLUMN[table]
+        column = partition_column(cursor, table) or TIME_COLUMN[table]
         where = f'"{column}" >= {_ts(month)} AND "{column}" < {_ts(add_months(month, 1))}'
         strays = _has_rows(cursor, default_name(table), where)
         if strays:
@@ -456,37 +472,66 @@ def _identity_sequence(cursor, table: str) -> str | None:
     return cursor.fetchone()[0]
 
 
-def _rebuild(cursor, table: str, *, partitioned: bool, copy_select: str | None = None) -> None:
-    """Replace `table` by a partitioned (or plain) copy with the same columns, defaults,
-    checks, indexes, keys and outgoing foreign keys; its rows copied with `copy_select`
-    (a SELECT of the table's columns from `{old}`, the renamed original)."""
+def _rebuild(
+    cursor,
+    table: str,
+    *,
+    partitioned: bool,
+    copy_select: str | None = None,
+    column: str | None = None,
+) -> None:
+    """Replace `table` by a partitioned (by `column`, default `TIME_COLUMN`) or plain copy
+    with the same columns, defaults, checks, indexes, keys and outgoing foreign keys; its rows
+    copied with `copy_select` (a SELECT of the table's columns from `{old}`, the renamed
+    original)."""
+    column = column or TIME_COLUMN[table]
     constraints = _key_constraints(cursor, table)
     indexes = _plain_indexes(cursor, table)
     foreign_keys = _foreign_keys(cursor, table)
     sequence = _identity_sequence(cursor, table)
-    key = ["retention_months", TIME_COLUMN[table]]
+    # the old partition key leaves the keys, the new one joins them
+    was = ["retention_months", partition_column(cursor, table)]
+    key = ["retention_months", column]
     for _name, _definition, unique in indexes:
         if unique:  # a partitioned table's unique index must hold the key: none expected
             raise RuntimeError(f"{table}: unique index {_name} is not a constraint")
+    # a partitioned table keeps its months, from its oldest partition's on
+    had = {(leaf.months, leaf.month) for leaf in leaves(cursor, table)}
+    first_month = min((month for _months, month in had), default=None)
     old = f"{table}__old"
+    for name, _parent, _leaf in _tree(cursor, table):  # its partitions' names are the new's
+        cursor.execute(f"ALTER TABLE {name} RENAME TO {name}__old")
     cursor.execute(f"ALTER TABLE {table} RENAME TO {old}")
-    partition_by = f'PARTITION BY RANGE ("{TIME_COLUMN[table]}")' if partitioned else ""
+    partition_by = f'PARTITION BY RANGE ("{column}")' if partitioned else ""
     cursor.execute(
         f"CREATE TABLE {table} (LIKE {old} INCLUDING DEFAULTS INCLUDING CONSTRAINTS "
         f"INCLUDING IDENTITY INCLUDING STORAGE INCLUDING COMMENTS) {partition_by}"
     )
     columns = _quoted(_columns(cursor, table))
     if partitioned:
-        # spans and usage copy their job's time (`copy_select`): their months are the jobs'
-        source = old if table == JOBS else JOBS
-        cursor.execute(f"SELECT min(created_at) FROM {source}")
-        since = cursor.fetchone()[0]
+        # from the oldest row's month (a copy of the job's time: the oldest job's)
+        source = f'SELECT min("{column}") FROM {old}'
+        if column == "job_created_at":
+            source = f"SELECT min(created_at) FROM {JOBS}"
+        cursor.execute(source)
+        since = min(
+            (month for month in (cursor.fetchone()[0], first_month) if month is not None),
+            key=month_floor,
+            default=None,
+        )
         ensure_partitions(cursor, since=since, tables=[table])
+        if had:  # and does not get back the partitions retention dropped
+            this_month = month_floor(dt.datetime.now(dt.UTC))
+            for leaf in leaves(cursor, table):
+                if (leaf.months, leaf.month) not in had and expires_on(
+                    leaf.months, leaf.month
+                ) <= this_month:
+                    cursor.execute(f"DROP TABLE {leaf.name}")
     select = (copy_select or f"SELECT {columns} FROM {{old}}").format(old=old)
     cursor.execute(f"INSERT INTO {table} ({columns}) {select}")
     cursor.execute(f"DROP TABLE {old}")
     for constraint in constraints:
-        cols = [c for c in constraint.columns if c not in key]
+        cols = [c for c in constraint.columns if c not in was]
         if partitioned:
             cols += key
         kind = "PRIMARY KEY" if constraint.kind == "p" else "UNIQUE"
@@ -510,10 +555,11 @@ def _rebuild(cursor, table: str, *, partitioned: bool, copy_select: str | None =
     cursor.execute(f"ANALYZE {table}")
 
 
-def convert_to_partitioned(cursor) -> None:
+def convert_to_partitioned(cursor, columns: dict[str, str] | None = None) -> None:
     """Expand → copy → swap, in the migration's transaction: each table is rebuilt as a
-    partitioned one. Jobs take their tenant's plan's retention; spans and usage take
-    their job's key."""
+    partitioned one, by the time column `columns` (default `TIME_COLUMN`) names for it. Jobs
+    take their tenant's plan's retention; spans and usage take their job's key."""
+    columns = columns or TIME_COLUMN
     if is_partitioned(cursor, JOBS):
         return
     job_columns = _columns(cursor, JOBS)
@@ -542,7 +588,20 @@ def convert_to_partitioned(cursor) -> None:
             table,
             partitioned=True,
             copy_select=f"SELECT {select} FROM {{old}} o LEFT JOIN {JOBS} j ON j.id = o.job_id",
+            column=columns[table],
         )
+
+
+def repartition(cursor, table: str, column: str) -> bool:
+    """Rebuild the partitioned `table` partitioned by the time `column` instead (migration
+    0018: usage by its own `created_at` rather than its job's): the same rows, keys and
+    indexes, with the new key in the primary and unique keys. False (nothing done) when the
+    table is plain or already partitioned so."""
+    current = partition_column(cursor, table)
+    if current is None or current == column:
+        return False
+    _rebuild(cursor, table, partitioned=True, column=column)
+    return True
 
 
 def convert_to_plain(cursor) -> None:

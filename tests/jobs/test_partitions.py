@@ -54,7 +54,10 @@ def _with_span_and_usage(job: VerificationJob) -> tuple[DetectedSpan, UsageRecor
     [span] = DetectedSpan.objects.bulk_create(
         [DetectedSpan(job=job, start=0, end=3, text="The", confidence=0.9, label="x")]
     )
-    usage = UsageRecord.objects.create(job=job, tenant=job.tenant, mode="lightweight")
+    # usage is partitioned by its own time: written when the job finished, here at once
+    usage = UsageRecord.objects.create(
+        job=job, tenant=job.tenant, mode="lightweight", created_at=job.created_at
+    )
     return span, usage
 
 
@@ -356,3 +359,166 @@ def test_dropping_a_month_takes_its_jobs_rows_in_other_tables_with_it(tenant_a):
         assert not type(row).objects.filter(pk=row.pk).exists(), type(row).__name__
     for row in stay:
         assert type(row).objects.filter(pk=row.pk).exists(), type(row).__name__
+
+
+# --- usage by its own month (migration 0018) ---------------------------------------------
+
+BEFORE_OWN_TIME = [("verification", "0017_partitioned_jobs")]
+
+
+def _key(table: str) -> tuple[str, list[str]]:
+    with connection.cursor() as cursor:
+        column = partitions.partition_column(cursor, table)
+        cursor.execute(
+            "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
+            "WHERE conrelid = to_regclass(%s) AND contype IN ('p', 'u') ORDER BY conname",
+            [table],
+        )
+        return column, [row[0] for row in cursor.fetchall()]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_usage_moves_to_its_own_month_and_back(tenant_a):
+    tenant = tenant_a.tenant
+    tenant.plan = _plan(6)
+    tenant.save()
+    # a job created on the last evening of January, finished (its usage written) in February
+    january, february = dt.date(2025, 1, 1), dt.date(2025, 2, 1)
+    created = dt.datetime(2025, 1, 31, 23, 59, tzinfo=dt.UTC)
+    finished = dt.datetime(2025, 2, 1, 0, 1, tzinfo=dt.UTC)
+    try:
+        _migrate(BEFORE_OWN_TIME)
+        assert _key(USAGE)[0] == "job_created_at"
+        with connection.cursor() as cursor:
+            partitions.ensure_partitions(cursor, since=january)
+        job = _job(tenant, created, retention_months=6)
+        usage = UsageRecord.objects.create(
+            job=job, tenant=tenant, mode="lightweight", created_at=finished
+        )
+        assert _where(USAGE, usage.pk) == leaf_name(USAGE, 6, january)  # the job's month
+        with connection.cursor() as cursor:  # what retention dropped (expired long ago)
+            cursor.execute(f"DROP TABLE {leaf_name(USAGE, 1, january)}")
+
+        _migrate(_latest())
+        assert _key(USAGE) == (
+            "created_at",
+            [
+                "UNIQUE (job_id, retention_months, created_at)",
+                "PRIMARY KEY (id, retention_months, created_at)",
+            ],
+        )
+        assert _where(USAGE, usage.pk) == leaf_name(USAGE, 6, february)  # its own month
+        assert _where(JOBS, job.pk) == leaf_name(JOBS, 6, january)
+        assert VerificationJob.objects.get(pk=job.pk).usage == usage
+        assert UsageRecord.objects.get(pk=usage.pk).job_created_at == created
+        # every partition was made again but the one retention had dropped; the identity
+        # goes on
+        for months in partitions.CLASSES:
+            assert _exists(leaf_name(USAGE, months, january)) == (months != 1)
+            assert _exists(leaf_name(USAGE, months, add_months(THIS_MONTH, 2)))
+        later = UsageRecord.objects.create(job=_job(tenant, None, 6), tenant=tenant, mode="x")
+        assert later.pk > usage.pk
+        assert _where(USAGE, later.pk) == leaf_name(USAGE, 6, THIS_MONTH)
+
+        _migrate(BEFORE_OWN_TIME)  # and back: by the job's month, the same rows
+        assert _key(USAGE) == (
+            "job_created_at",
+            [
+                "UNIQUE (job_id, retention_months, job_created_at)",
+                "PRIMARY KEY (id, retention_months, job_created_at)",
+            ],
+        )
+        assert _where(USAGE, usage.pk) == leaf_name(USAGE, 6, january)
+        assert UsageRecord.objects.count() == 2
+    finally:
+        _migrate(_latest())
+
+
+@pytest.mark.django_db
+def test_a_months_usage_reads_only_that_months_usage_partitions(tenant_a):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"EXPLAIN SELECT count(*) FROM {USAGE} "
+            "WHERE tenant_id = %s AND created_at >= %s AND created_at < %s",
+            [tenant_a.tenant.pk, THIS_MONTH, add_months(THIS_MONTH, 1)],
+        )
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    for months in partitions.CLASSES:
+        assert leaf_name(USAGE, months, THIS_MONTH) in plan
+    for other in (add_months(THIS_MONTH, -1), add_months(THIS_MONTH, 1)):
+        assert partitions.month_name(USAGE, other) not in plan
+    assert partitions.default_name(USAGE) not in plan
+
+
+@pytest.mark.django_db
+def test_a_job_finished_after_its_month_ended_is_billed_in_the_month_it_finished(tenant_a):
+    from verification.billing.report import monthly_report
+    from verification.billing.usage import record_usage
+
+    last_month = add_months(THIS_MONTH, -1)
+    with connection.cursor() as cursor:
+        partitions.ensure_partitions(cursor, since=last_month)
+    created = dt.datetime(THIS_MONTH.year, THIS_MONTH.month, 1, tzinfo=dt.UTC) - dt.timedelta(
+        minutes=1
+    )
+    job = _job(tenant_a.tenant, created)
+    job.status, job.mode, job.detector_tokens = "completed", "lightweight", 40
+    job.save()
+    # completion writes the usage row now; a second completion updates it, never a second row
+    first = record_usage(job)
+    job.detector_tokens = 41
+    again = record_usage(job)
+    assert again.pk == first.pk
+    assert UsageRecord.objects.filter(job=job).count() == 1
+    assert _where(USAGE, first.pk) == leaf_name(USAGE, 12, THIS_MONTH)
+    assert _where(JOBS, job.pk) == leaf_name(JOBS, 12, last_month)
+    this = monthly_report(tenant_a.tenant, f"{THIS_MONTH:%Y-%m}")
+    before = monthly_report(tenant_a.tenant, f"{last_month:%Y-%m}")
+    assert (this.verifications, this.detector_tokens) == (1, 41)
+    assert before.verifications == 0
+
+
+def _finished(tenant, at: dt.datetime, status: str = "completed") -> VerificationJob:
+    job = _job(tenant, at)
+    job.status, job.metadata = status, {"at": at.isoformat()}
+    job.completed_at = None if status == "queued" else at + dt.timedelta(seconds=2)
+    job.save()
+    return job
+
+
+@pytest.mark.django_db
+def test_the_list_shows_each_job_as_its_detail_does_in_as_many_queries_for_any_page(
+    tenant_a, client_a
+):
+    from django.test.utils import CaptureQueriesContext
+
+    tenant = tenant_a.tenant
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        partitions.ensure_partitions(cursor, since=add_months(THIS_MONTH, -5))
+    statuses = ["completed", "completed", "failed", "queued"]
+    jobs = [_finished(tenant, now - dt.timedelta(minutes=i), s) for i, s in enumerate(statuses)]
+    _with_span_and_usage(jobs[0])  # usage written when the job finished
+    # a usage row written by hand, months before its job: outside the months read first
+    UsageRecord.objects.create(
+        job=jobs[1], tenant=tenant, mode="premium", detector_tokens=7,
+        created_at=now - dt.timedelta(days=120),
+    )  # fmt: skip
+    client_a.get("/v1/verifications")  # the key is read once, then cached
+
+    def listed() -> tuple[list[dict], int]:
+        with CaptureQueriesContext(connection) as queries:
+            rows = client_a.get("/v1/verifications").json()["results"]
+        return rows, len(queries)
+
+    rows, count = listed()
+    assert rows == [client_a.get(f"/v1/verifications/{job.public_id}").json() for job in jobs]
+    assert rows[0]["spans"][0]["text"] == "The"
+    assert rows[1]["usage"]["detector_tokens"] == 7
+    # more jobs with spans and usage on the page: no query per job (no column read lazily)
+    more = [_finished(tenant, now - dt.timedelta(seconds=10 + i)) for i in range(5)]
+    for job in more:
+        _with_span_and_usage(job)
+    rows, count_more = listed()
+    assert len(rows) == len(jobs) + len(more)
+    assert count_more == count

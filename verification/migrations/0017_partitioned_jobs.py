@@ -18,7 +18,7 @@ RETENTION = [(1, "1 month"), (3, "3 months"), (6, "6 months"), (12, "12 months")
 
 def forward(apps, schema_editor):
     with schema_editor.connection.cursor() as cursor:
-        partitions.convert_to_partitioned(cursor)
+        partitions.convert_to_partitioned(cursor, partitions.TIME_COLUMN_0017)
 
 
 def backward(apps, schema_editor):
