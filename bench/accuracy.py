@@ -208,8 +208,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "(default: all of it, as the default policy)",
     )  # fmt: skip
     p.add_argument(
-        "--dtype", default=None, choices=("float32", "int8"),
-        help="int8: the embedded detector's linear layers quantized (TRUTHLENS_DETECTOR_DTYPE)",
+        "--dtype", default=None, choices=("float32", "bfloat16", "int8"),
+        help="the embedded detector's arithmetic (TRUTHLENS_DETECTOR_DTYPE; default: auto): "
+        "int8 quantizes its linear layers, bfloat16 runs its encoder layers in bf16",
     )  # fmt: skip
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--threads", type=int, default=2)

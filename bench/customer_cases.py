@@ -58,14 +58,17 @@ def load_cases(path: Path = CASES) -> list[dict]:
     return cases
 
 
-def run_in_process(cases: list[dict], detector_spec: str, evidence: str = "all") -> list[dict]:
+def run_in_process(
+    cases: list[dict], detector_spec: str, evidence: str = "all", dtype: str | None = None
+) -> list[dict]:
     from verification.engine.detectors.registry import load_detector
     from verification.engine.job_plan import detection_config
     from verification.engine.pipeline import verify_batch
     from verification.engine.policy import PolicyDocument
     from verification.engine.types import DetectionInput
 
-    detector = load_detector(detector_spec)
+    detector = load_detector(detector_spec, dtype=dtype)
+    print(f"detector {detector.name}")
     items = [DetectionInput.build(c["context"], c["response"], c["query"]) for c in cases]
     # the default policy's detection settings, as the API applies them
     policy = PolicyDocument(evidence=evidence)
@@ -233,6 +236,10 @@ def main(argv: list[str] | None = None) -> int:
         default="all",
         help="the policy's `evidence` (in process): selected sentences or the whole context",
     )
+    p.add_argument(
+        "--dtype", default=None, choices=("float32", "bfloat16", "int8"),
+        help="the embedded detector's arithmetic (in process; TRUTHLENS_DETECTOR_DTYPE)",
+    )  # fmt: skip
     args = p.parse_args(argv)
     cases = load_cases(args.cases)
     start = time.perf_counter()
@@ -240,8 +247,10 @@ def main(argv: list[str] | None = None) -> int:
         results = run_api(cases, args.url, args.key or "")
         system = f"API {args.url}"
     else:
-        results = run_in_process(cases, args.detector, args.evidence)
+        results = run_in_process(cases, args.detector, args.evidence, args.dtype)
         system = f"in-process, detector {args.detector}, evidence {args.evidence}"
+        if args.dtype:
+            system += f", dtype {args.dtype}"
     print(f"{len(cases)} cases, {system}, {time.perf_counter() - start:.1f}s")
     report = {"all": summarise(cases, results)}
     for field in ("task", "kind"):

@@ -26,7 +26,8 @@ from the first claim, once the models are loaded, to the last completion), p50/p
 latency from claim to completion, and checks every job completed exactly once (one attempt, one usage row, one outbox message, one broker message).
 Each variant is `evidence[:dtype]`: `default` is the default policy (no policy row:
 `evidence: all`), `selected` a policy with `evidence: selected`; dtype is
-`TRUTHLENS_DETECTOR_DTYPE` (`auto`: float32 for the shipped detector, or `int8`). Every
+`TRUTHLENS_DETECTOR_DTYPE` (`auto`: for the shipped detector bfloat16 on a CPU with bf16 units,
+else float32; or `float32`, `bfloat16`, `int8`). Every
 worker it starts is stopped before the next run. The database is created and migrated if
 needed (use a dedicated one); the Redis db in REDIS_URL is flushed before each run.
 """

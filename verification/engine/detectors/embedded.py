@@ -102,6 +102,44 @@ def quantize_int8(model: MiniLMTokenClassifier) -> MiniLMTokenClassifier:
     return quantized
 
 
+class _Bfloat16Layer(torch.nn.Module):
+    """One encoder layer run under bfloat16 autocast (see `to_bfloat16`)."""
+
+    def __init__(self, layer: torch.nn.Module, device_type: str) -> None:
+        super().__init__()
+        self.layer = layer
+        self.device_type = device_type
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        with torch.autocast(self.device_type, dtype=torch.bfloat16):
+            return self.layer(*args, **kwargs)
+
+
+def to_bfloat16(model: MiniLMTokenClassifier, device_type: str = "cpu") -> MiniLMTokenClassifier:
+    """`model` with the encoder layers' matrix products in bfloat16, everything else float32.
+
+    The linear layers of the six encoder layers keep their weights in bfloat16 (cast once
+    here, not on every call) and each layer runs under `torch.autocast(bfloat16)`, as the
+    training loop runs the forward pass on a GPU: the linear layers and attention multiply
+    bf16 matrices (AMX / AVX512-BF16 on a CPU that has them), while autocast keeps the
+    LayerNorms, and so the residual stream between layers, in float32. The embeddings,
+    the lexical-feature projection and the token and pair heads run outside autocast, in
+    float32. Token probabilities move by up to about 0.01 from float32's (median under
+    1e-3), so the float32 reference predictions do not apply.
+    """
+    layers = model.bert.encoder.layer
+    for i, layer in enumerate(layers):
+        for module in layer.modules():
+            if isinstance(module, torch.nn.Linear):
+                module.to(torch.bfloat16)
+        layers[i] = _Bfloat16Layer(layer, device_type)
+    return model
+
+
+EMBEDDED_DTYPES = ("float32", "bfloat16", "int8")
+_SUFFIX = {"float32": "", "bfloat16": "-bf16", "int8": "-int8"}
+
+
 class EmbeddedDetector:
     """MiniLM token classifier shipped with the project (English)."""
 
@@ -116,20 +154,25 @@ class EmbeddedDetector:
         max_length: int = INFERENCE_MAX_LENGTH,
         *,
         num_threads: int | None = None,
-        int8: bool = False,
+        dtype: str = "float32",
     ) -> None:
+        if dtype not in EMBEDDED_DTYPES:
+            raise ValueError(f"dtype must be one of {', '.join(EMBEDDED_DTYPES)}, got {dtype!r}")
         dev = resolve_device(device)
         if dev.type == "cpu" and num_threads:
             torch.set_num_threads(num_threads)
         tokenizer = load_tokenizer()
         model, self.manifest = load_model(Path(model_dir or DEFAULT_MODEL_DIR), tokenizer)
-        if int8:
+        if dtype == "int8":
             if dev.type != "cpu":
                 raise ValueError("int8 runs on the CPU; on a GPU the model runs in float32")
             model = quantize_int8(model)
-            self.name = f"{NAME}-int8"  # results say which arithmetic scored them
-        # float32 everywhere: the model is small, and identical arithmetic on every
-        # machine is what lets reference_predictions.json be checked to 1e-4.
+        elif dtype == "bfloat16":
+            model = to_bfloat16(model, dev.type)
+        self.dtype = dtype
+        self.name = NAME + _SUFFIX[dtype]  # results say which arithmetic scored them
+        # float32 unless told otherwise: identical arithmetic on every machine is what
+        # lets reference_predictions.json be checked to 1e-4.
         self._scorer = WindowedScorer(
             tokenizer,
             model.to(dev),
