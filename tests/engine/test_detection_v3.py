@@ -224,6 +224,17 @@ def test_an_instruction_to_check_is_no_negation_flip():
     assert _conflicts(manual, answer) == []
 
 
+def test_a_contrast_after_a_comma_is_no_negation_flip():
+    # "charged by your previous provider, not by us": the "not" rules out the other
+    # party; it does not deny what the context states
+    terms = ("Any early termination fees are charged by your previous provider.",)
+    answer = "Early termination fees are charged by your previous provider, not by us."
+    assert _conflicts(terms, answer) == []
+    # a plain negation of the same clause is still a flip
+    flipped = "Early termination fees are not charged by your previous provider."
+    assert _conflicts(terms, flipped) != []
+
+
 def test_a_weekday_the_context_uses_elsewhere_is_no_contradiction():
     timetable = ("day,class,start\nMonday,Spin,18:00\nTuesday,Yoga,07:30",)
     assert (

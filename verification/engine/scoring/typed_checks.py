@@ -115,10 +115,12 @@ _BOUNDS = (
     ),
 )
 #: Negation words inside fixed phrases that negate nothing: "no later than 30 days"
-#: is "within 30 days".
+#: is "within 30 days"; ", not by us" after a clause rules out another party, it does
+#: not deny the clause.
 _IDIOM = re.compile(
     r"\b(?:no|not)\s+(?:later|earlier|sooner|more|less|fewer|longer|shorter)\s+than\b"
-    r"|\bnot\s+only\b|\bno\s+matter\b|\bno\s+doubt\b|\bnothing\s+but\b",
+    r"|\bnot\s+only\b|\bno\s+matter\b|\bno\s+doubt\b|\bnothing\s+but\b"
+    r"|,\s*(?:but\s+)?not\s+(?:by|from|for|to|in|on|at|with|through|via)\b",
     re.IGNORECASE,
 )
 #: Words between a negation and what it negates ("cannot *be* returned").
