@@ -199,3 +199,47 @@ def test_the_pipeline_reuses_the_findings_of_a_detector_that_already_checked(lex
     # a detector that does not check is checked by the pipeline
     verify(item, CONFIG, lexical)
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize(
+    ("context", "right", "wrong", "value_right", "value_wrong"),
+    [
+        # a percentage before "to N million" is its own value, not the low end of a range
+        (
+            "Passenger numbers rose 12% to 6.7 million.",
+            "Passengers were up 12%, to 6.7 million.",
+            "Passengers were up 15%, to 6.7 million.",
+            "12%",
+            "15%",
+        ),
+        # "B" straight after a money figure is billions, at either end of a range
+        (
+            "We now expect revenue of $1.62–1.65 billion.",
+            "Guidance is $1.62–1.65B.",
+            "Guidance is $1.52–1.65B.",
+            "$1.62",
+            "$1.52",
+        ),
+        # a date never runs across a line break ("14 March.\n3) ..." is 14 March)
+        (
+            "Actions:\n2) Draft the plan by 14 March.\n3) Book the room.",
+            "The plan is due 14 March.",
+            "The plan is due 24 March.",
+            "14 March",
+            "24 March",
+        ),
+    ],
+)
+def test_values_are_read_as_a_person_reads_them(context, right, wrong, value_right, value_wrong):
+    def read(answer: str) -> dict[str, str]:
+        return {k.rstrip("."): v for k, v in verdicts(context, answer).items()}
+
+    assert read(right)[value_right] == "match"
+    assert read(wrong)[value_wrong] == "conflict"
+
+
+def test_a_b_after_a_number_is_billions_only_beside_money():
+    [room] = values("Go to room 5b.")
+    assert (room.canon, room.unit) == ((5.0,), None)
+    [deal] = values("a $2B deal")
+    assert deal.canon == (2e9,)

@@ -42,6 +42,7 @@ from ..text.sentences import clause_spans, sentence_at, split_sentences
 from ..text.words import content_keys, stem
 from ..types import TokenProb
 from .findings import Finding
+from .name_swaps import name_swap_findings
 from .records import record_findings
 from .roles import role_findings
 from .typed_values import MONEY, Value, compatible, exactly_equal, rounded_equal, values
@@ -665,6 +666,7 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     found = value_findings(context, answer, query) + sentence_findings(context, answer)
     found += class_findings(context, answer, found)
     found += role_findings(context, answer)
+    found += name_swap_findings(context, answer, found)
     found = record_findings(context, answer, found)
     return sorted(found, key=lambda f: (f.start, f.end))
 

@@ -122,20 +122,22 @@ _ISO_DATE = re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d)")
 #: The time-zone offset of an ISO date-time ("2024-06-03T10:35:00+02:00"): not a time.
 _ISO_OFFSET = re.compile(r"(?<=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d+)?[+-]\d{2}:?\d{2}")
 _DATE_MD = re.compile(
-    rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{{4}})\b)?",
+    rf"\b(?P<mon>{_MONTH_RE})\.?[^\S\n]+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?[^\S\n]+(?P<y>\d{{4}})\b)?",
     re.I,
 )
 _DATE_DM = re.compile(
-    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b\.?(?:,?\s+(?P<y>\d{{4}})\b)?",
+    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?[^\S\n]+(?:of[^\S\n]+)?(?P<mon>{_MONTH_RE})\b\.?(?:,?[^\S\n]+(?P<y>\d{{4}})\b)?",
     re.I,
 )
 _UNIT_RE = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if u not in "$€£")
 _QUANTITY = re.compile(
     r"(?P<cur>[$€£])?\s?(?P<num>(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?)"
-    rf"(?:\s?(?P<scale>k|thousand|million|billion|trillion|bn|mn)\b)?"
+    rf"(?:\s?(?P<scale>k|thousand|million|billion|trillion|bn|mn)\b|(?P<bscale>b)\b)?"
     rf"(?:[\s-]?(?P<unit>{_UNIT_RE})(?![a-zA-Z]))?",
     re.I,
 )
+#: The first end of a money range, just before a second number ("$1.62–" of "$1.62–1.65B").
+_MONEY_RANGE_START = re.compile(r"[$€£]\s?[\d.,]+\s*(?:-|–|—|to)\s*$")
 _TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _UNITS_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 #: "forty-five" is 45, one value (not "forty" and "five").
@@ -283,6 +285,10 @@ def values(text: str) -> list[Value]:
     for m in _QUANTITY.finditer(text):
         num = float(m["num"].replace(",", ""))
         scale, unit_word = (m["scale"] or "").lower(), (m["unit"] or "").lower()
+        end = m.end()
+        if m["bscale"]:  # "$1.65B" or "$1.62–1.65B": billions; "room 5b" is a label
+            money = m["cur"] or _MONEY_RANGE_START.search(text[: m.start("num")])
+            scale, end = ("bn", end) if money else ("", m.start("bscale"))
         # "m" after a number is metres, unless a currency sign makes it millions.
         if unit_word == "m" and m["cur"]:
             scale, unit_word = "m", ""
@@ -293,11 +299,11 @@ def values(text: str) -> list[Value]:
         start = m.start("cur") if m["cur"] else m.start("num")
         if unit is None:
             unit = _key_unit(text, start)
-        is_year = unit is None and not m["scale"] and re.fullmatch(r"1\d{3}|20\d{2}", m["num"])
+        is_year = unit is None and not scale and re.fullmatch(r"1\d{3}|20\d{2}", m["num"])
         if is_year:
-            add(Value(start, m.end(), "year", (int(num),)))
+            add(Value(start, end, "year", (int(num),)))
         else:
-            add(Value(start, m.end(), "quantity", (round(num, 6),), unit))
+            add(Value(start, end, "quantity", (round(num, 6),), unit))
     for m in _SPELLED.finditer(text):
         if m["tens"]:
             number = float(NUMBER_WORDS[m["tens"].lower()]) + _ONES[m["ones"].lower()]
@@ -311,7 +317,7 @@ def values(text: str) -> list[Value]:
 
 
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|to)\s*", re.I)
-_SCALE_WORD = re.compile(r"\d\s?(k|thousand|million|billion|trillion|bn|mn)\b", re.I)
+_SCALE_WORD = re.compile(r"\d(?:\s?(k|thousand|million|billion|trillion|bn|mn)|(b))\b", re.I)
 
 
 def _ranges(text: str, found: list[Value]) -> list[Value]:
@@ -324,6 +330,8 @@ def _ranges(text: str, found: list[Value]) -> list[Value]:
             continue
         if low.unit is not None and high.unit is not None and low.unit != high.unit:
             continue  # "rose 12% to $4.2 billion": two values, not a range
+        if low.unit is not None and low.unit not in MONEY and high.unit is None:
+            continue  # "rose 12% to 6.7 million": a unit written after the first number is its own
         join = text[low.end : high.start]
         between = re.search(r"\bbetween\s+[$€£]?$", text[max(0, low.start - 10) : low.start], re.I)
         if not (_RANGE_JOIN.fullmatch(join) or (between and re.fullmatch(r"\s+and\s+", join))):
@@ -332,7 +340,7 @@ def _ranges(text: str, found: list[Value]) -> list[Value]:
         number = float(low.canon[0])
         scale = _SCALE_WORD.search(high_text)
         if scale and not _SCALE_WORD.search(low_text):
-            number *= SCALES[scale.group(1).lower()]
+            number *= SCALES[(scale.group(1) or "bn").lower()]
         unit = low.unit or high.unit
         out[k] = Value(low.start, low.end, "quantity", (round(number, 6),), unit)
         if high.unit is None and unit is not None:
