@@ -243,3 +243,19 @@ def test_a_b_after_a_number_is_billions_only_beside_money():
     assert (room.canon, room.unit) == ((5.0,), None)
     [deal] = values("a $2B deal")
     assert deal.canon == (2e9,)
+
+
+def test_a_number_shared_by_two_kinds_of_quantity_is_no_renamed_unit():
+    context = "Adult tickets rise from £8 to £10."
+    # a duration that happens to share the price's number is another quantity
+    assert (
+        "conflict" not in verdicts(context, "It reopens after ten years, at £10 a ticket.").values()
+    )
+    # the same number in another currency is a renamed unit
+    assert verdicts(context, "Adult tickets now cost $10.")["$10"] == "conflict"
+
+
+def test_a_fahrenheit_key_names_its_unit():
+    forecast = '{"high_f": 34, "low_f": 21, "wind_mph": 12}'
+    assert verdicts(forecast, "The low will be 21°F.")["21°F"] == "match"
+    assert verdicts(forecast, "The low will be 12°F.")["12°F"] == "conflict"

@@ -45,7 +45,15 @@ from .findings import Finding
 from .name_swaps import name_swap_findings
 from .records import record_findings
 from .roles import role_findings
-from .typed_values import MONEY, Value, compatible, exactly_equal, rounded_equal, values
+from .typed_values import (
+    MONEY,
+    Value,
+    compatible,
+    exactly_equal,
+    rounded_equal,
+    same_dimension,
+    values,
+)
 from .word_classes import is_loose, members, word_class
 
 #: A matched value's tokens end at most here: below any sensible token threshold.
@@ -419,6 +427,7 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
             c for c in stated
             if c[2].kind == "quantity" and value.kind == "quantity" and c[2].canon == value.canon
             and value.unit and c[2].unit and not compatible(c[2].unit, value.unit)
+            and same_dimension(c[2].unit, value.unit)
         ]  # fmt: skip
         pool = renamed or rivals
         if pool and long_context:

@@ -62,7 +62,7 @@ NUMBER_WORDS = {
 }
 #: Key fragments that name a unit in key: value data ("duration_min", "price_usd").
 KEY_UNITS = {"min": "min", "minutes": "min", "mins": "min", "km": "km", "kg": "kg", "m": "m",
-             "usd": "usd", "eur": "eur", "gbp": "gbp", "pct": "%", "percent": "%", "c": "c",
+             "usd": "usd", "eur": "eur", "gbp": "gbp", "pct": "%", "percent": "%", "c": "c", "f": "f",
              "kmh": "kmh", "mph": "mph", "h": "h", "hours": "h", "days": "d", "years": "y",
              "gb": "gb", "mb": "mb", "price": "money", "cost": "money", "total": "money",
              "balance": "money", "amount": "money", "fee": "money",
@@ -98,6 +98,28 @@ def compatible(a: str | None, b: str | None) -> bool:
     if a in SIZES and b in SIZES:
         return SIZES[a][0] == SIZES[b][0]
     return b in COMPATIBLE.get(a, ()) or a in COMPATIBLE.get(b, ())
+
+
+#: What a unit measures, for telling a renamed unit ("5 miles" for "5 km", "£10" for "$10")
+#: from another quantity that shares a number ("ten years" beside "£10").
+DIMENSIONS = {
+    **{unit: "time" for unit in ("s", "min", "h", "d", "wk", "mo", "y")},
+    **{unit: "length" for unit in ("km", "m", "cm", "mm", "mi", "ft", "in")},
+    **{unit: "mass" for unit in ("kg", "g", "lb", "t")},
+    **{unit: "volume" for unit in ("l", "ml")},
+    **{unit: "money" for unit in MONEY},
+    **{unit: "temperature" for unit in ("c", "f")},
+    **{unit: "speed" for unit in ("kmh", "mph")},
+    **{unit: "data" for unit in ("kb", "mb", "gb", "tb")},
+    **{unit: "frequency" for unit in ("ghz", "mhz")},
+}
+
+
+def same_dimension(a: str, b: str) -> bool:
+    """Whether two units measure the same thing ("pounds" may be mass or money)."""
+    if "pound" in (a, b):
+        return bool({DIMENSIONS.get(a), DIMENSIONS.get(b)} & {"mass", "money"})
+    return DIMENSIONS.get(a) is not None and DIMENSIONS.get(a) == DIMENSIONS.get(b)
 
 
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
