@@ -259,3 +259,38 @@ def test_a_fahrenheit_key_names_its_unit():
     forecast = '{"high_f": 34, "low_f": 21, "wind_mph": 12}'
     assert verdicts(forecast, "The low will be 21°F.")["21°F"] == "match"
     assert verdicts(forecast, "The low will be 12°F.")["12°F"] == "conflict"
+
+
+def test_numbers_in_a_csv_row_are_read_and_thousands_groups_are_not_split():
+    row = "item,serving,calories,protein_g\nGreek yogurt,170 g,100,17\nAlmonds,28 g,164,6"
+    assert [v.canon[0] for v in values(row)] == [170.0, 100.0, 17.0, 28.0, 164.0, 6.0]
+    assert [v.canon[0] for v in values("1,000,000 people and 12,400 cars")] == [1e6, 12400.0]
+    assert verdicts(row, "Yogurt has 17 g of protein per 170 g serving.")["17 g"] == "match"
+
+
+@pytest.mark.parametrize(
+    ("context", "query", "right", "wrong"),
+    [
+        (
+            '{"base": "CHF", "rates": {"EUR": 1.0642, "USD": 1.1378}}',
+            "How much is 2,500 CHF in euros and dollars?",
+            "It is about €2,660.50 and about $2,844.50.",
+            "It is about €2,760.50 and about $2,844.50.",
+        ),
+        (
+            "Unpaid: $8,750 and $5,320. FX rate for reporting: 1 USD = 0.92 EUR.",
+            "What is unpaid, in euros?",
+            "The unpaid $14,070 is roughly €12,944 at the reporting rate.",
+            "The unpaid $14,070 is roughly €13,944 at the reporting rate.",
+        ),
+    ],
+)
+def test_an_amount_converted_at_the_contexts_exchange_rate_is_worked_out(
+    context, query, right, wrong
+):
+    def conflicts(answer: str) -> list[str]:
+        found = check([context], answer, query)
+        return [answer[f.start : f.end] for f in found if f.verdict == "conflict"]
+
+    assert conflicts(right) == []
+    assert conflicts(wrong) != []

@@ -220,6 +220,8 @@ def _derived(
     if _time_difference(value, stated):
         return True
     target = value.base()
+    if value.unit in MONEY and _converted(target, stated, asked, approximate):
+        return True
     nums = [c[2].base() for c in stated if _comparable(value, c[2])][:40]
     nums += [v.base() for v in asked if _comparable(value, v)]
     # one operand per amount: the answer restating a stated $900k is not a second $900k
@@ -248,6 +250,42 @@ def _derived(
         for x, y, z in itertools.combinations(nums[:25], 3)
         for a, b, c in ((x, y, z), (y, x, z), (z, x, y))
     )
+
+
+#: A number the context gives as an exchange rate ("1 USD = 0.92 EUR", "rates": {"EUR": 1.06}).
+_RATE_CUE = re.compile(
+    r"(?:\b(?:rates?|fx|exchange|conversion|converted)\b|=)(?:[^.\n]|\.(?=\d)){0,60}$", re.I
+)
+
+
+def _converted(
+    target: float, stated: list[tuple[int, str, Value]], asked: Sequence[Value], approximate: bool
+) -> bool:
+    """Whether a money value is an amount the context, the question or the answer states
+    (in any currency) converted at an exchange rate the context gives: "2,500 CHF" at
+    "EUR": 1.0642 is €2,660.50."""
+    rates = {
+        float(v.canon[0])
+        for i, passage, v in stated
+        if i >= 0
+        and v.kind == "quantity"
+        and (v.unit is None or v.unit in MONEY)
+        and 0 < v.canon[0] < 1000
+        and float(v.canon[0]) != int(v.canon[0])
+        and _RATE_CUE.search(passage[max(0, v.start - 80) : v.start])
+    }
+    if not rates:
+        return False
+    amounts = {
+        float(v.canon[0])
+        for v in [c[2] for c in stated] + list(asked)
+        if v.kind == "quantity" and (v.unit is None or v.unit in MONEY) and v.canon[0] > 1
+    }
+
+    def close(x: float) -> bool:
+        return rounded_equal(x, target) if approximate else abs(x - target) < 0.005 + 1e-9
+
+    return any(close(a * r) or close(a / r) for a in amounts for r in rates)
 
 
 def _scaled(

@@ -153,7 +153,7 @@ _DATE_DM = re.compile(
 )
 _UNIT_RE = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if u not in "$€£")
 _QUANTITY = re.compile(
-    r"(?P<cur>[$€£])?\s?(?P<num>(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?)"
+    r"(?P<cur>[$€£])?\s?(?P<num>(?<![\w.])(?!(?<=\d,)\d{3}(?!\d))(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?))"
     rf"(?:\s?(?P<scale>k|thousand|million|billion|trillion|bn|mn)\b|(?P<bscale>b)\b)?"
     rf"(?:[\s-]?(?P<unit>{_UNIT_RE})(?![a-zA-Z]))?",
     re.I,
