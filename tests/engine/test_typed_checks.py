@@ -294,3 +294,42 @@ def test_an_amount_converted_at_the_contexts_exchange_rate_is_worked_out(
 
     assert conflicts(right) == []
     assert conflicts(wrong) != []
+
+
+@pytest.mark.parametrize(
+    ("context", "right", "wrong"),
+    [
+        # "net 30" counts days from the invoice date of its own sentence
+        (
+            "Billing period: 1 August 2024 – 31 August 2024. Payment terms: Net 30 from invoice "
+            "date 2 September 2024.",
+            "Payment is due by 2 October 2024.",
+            "Payment is due by 30 September 2024.",
+        ),
+        # a term of N years or months from a date ends then, or the day before
+        (
+            "Term: 10 years from 1 April 2026. Rent: £28,000 per annum.",
+            "The lease runs from 1 April 2026 to 31 March 2036.",
+            "The lease runs from 1 April 2026 to 31 March 2034.",
+        ),
+        # a year worked out from a term, or from "last year"
+        (
+            "Policy start date: 14 March 2026, 12-month term.",
+            "The policy comes up for renewal in March 2027.",
+            "The policy comes up for renewal in March 2029.",
+        ),
+        (
+            "The 2025 marathon drew 11,480 finishers, up from 9,870 last year.",
+            "There were 1,610 more finishers than in 2024.",
+            "There were 1,610 more finishers than in 2021.",
+        ),
+    ],
+)
+def test_dates_and_years_worked_out_from_a_term_are_not_contradictions(context, right, wrong):
+    def conflicts(answer: str) -> list[str]:
+        return [
+            answer[f.start : f.end] for f in check([context], answer) if f.verdict == "conflict"
+        ]
+
+    assert conflicts(right) == []
+    assert conflicts(wrong) != []

@@ -215,6 +215,8 @@ def _derived(
         return _time_plus_duration(value, stated)
     if value.kind == "date":
         return _date_plus_days(value, stated)
+    if value.kind == "year":
+        return _year_derived(value, stated)
     if value.kind != "quantity" or value.unit is None:
         return False
     if _time_difference(value, stated):
@@ -387,15 +389,82 @@ def _date_plus_days(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
     dates = [c[2].canon for c in stated if c[2].kind == "date"][:20]
     spans = [round(c[2].base() / 86400) for c in stated if c[2].kind == "quantity"
              and c[2].unit in ("d", "wk")][:20]  # fmt: skip
+    net = _net_days(stated)
+    terms = _months(stated)
     for m, d, y in dates:
-        for n in spans:
-            try:
-                then = datetime.date(y or year or 2001, m, d) + datetime.timedelta(days=n)
-            except (ValueError, OverflowError):
-                continue
+        try:
+            start = datetime.date(y or year or 2001, m, d)
+        except ValueError:
+            continue
+        ends = [start + datetime.timedelta(days=n) for n in spans]
+        ends += [start + datetime.timedelta(days=n) for n, anchors in net if (m, d, y) in anchors]
+        for n in terms:  # a term of N months from a date ends then, or the day before
+            later = _add_months(start, n)
+            if later is not None:
+                ends += [later, later - datetime.timedelta(days=1)]
+        for then in ends:
             if (then.month, then.day) == (month, day) and (year is None or then.year == year):
                 return True
     return False
+
+
+#: "Payment terms: net 30" is 30 days.
+_NET_TERMS = re.compile(r"\bnet[\s-]+(\d{1,3})\b(?!\s*(?:%|percent))", re.IGNORECASE)
+
+
+def _net_days(stated: list[tuple[int, str, Value]]) -> list[tuple[int, set[tuple]]]:
+    """(days, the dates of its sentence) for each "net N" payment term: the term counts
+    from the invoice date it names, not from any date of the document."""
+    out = []
+    passages = {id(p): p for i, p, _ in stated if i >= 0}.values()
+    for p in passages:
+        for m in _NET_TERMS.finditer(p):
+            lo, hi = sentence_around(p, m.start(), m.end())
+            anchors = {v.canon for v in values(p[lo:hi]) if v.kind == "date"}
+            out.append((int(m.group(1)), anchors))
+    return out
+
+
+def _months(stated: list[tuple[int, str, Value]]) -> list[int]:
+    """Stated terms in whole months: "a 12-month term", "10 years", "twenty-four months"."""
+    out = []
+    for c in stated:
+        v = c[2]
+        if v.kind == "quantity" and v.unit in ("mo", "y") and 0 < v.canon[0] <= 100:
+            n = float(v.canon[0]) * (12 if v.unit == "y" else 1)
+            if n == int(n):
+                out.append(int(n))
+    return out[:20]
+
+
+def _add_months(start: datetime.date, months: int) -> datetime.date | None:
+    total = start.month - 1 + months
+    year, month = start.year + total // 12, total % 12 + 1
+    try:
+        return start.replace(year=year, month=month)
+    except ValueError:
+        return None
+
+
+#: A context that counts years relative to its own ("up from 9,870 last year").
+_RELATIVE_YEAR = re.compile(
+    r"\b(?:last|next|previous|prior|following)\s+year\b|\ba\s+year\s+(?:earlier|later|ago|before)\b",
+    re.IGNORECASE,
+)
+
+
+def _year_derived(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
+    """A year that is a stated date's or year's plus a stated term ("12-month term" from
+    14 March 2026: renewal in 2027; "24 months from 1 March 2023": ends in 2025), or one
+    year off one the context names where it counts years relatively ("last year")."""
+    (target,) = value.canon
+    years = {c[2].canon[2] for c in stated if c[2].kind == "date" and c[2].canon[2]}
+    years |= {c[2].canon[0] for c in stated if c[2].kind == "year"}
+    steps = {-(-n // 12) for n in _months(stated)} | {n // 12 for n in _months(stated)}
+    relative = any(_RELATIVE_YEAR.search(p) for i, p, _ in stated if i >= 0)
+    if relative:
+        steps |= {1}
+    return any(abs(target - y) == n for y in years for n in steps if n > 0)
 
 
 def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
