@@ -24,7 +24,9 @@ a closed word class (`word_classes`: "green" where the context says "orange",
 read from another row of a table (`records`: "Bergen ... founded in 1040" when
 1040 is Oslo's row) is a contradiction with the right cell as evidence, and so is a
 name from the context in another entity's role (`roles`: "Marco approved" where the
-context's Priya approved what Marco requested).
+context's Priya approved what Marco requested), and a predicate the answer states with
+the polarity the aligned context clause denies (`polarity`: "are paid out" against
+"cannot be carried over or paid out", though the answer negates another verb).
 
 `adjust(tokens, findings)` applies the findings to any detector's token
 probabilities; the default detector does so before its response head reads
@@ -43,6 +45,7 @@ from ..text.words import content_keys, stem
 from ..types import TokenProb
 from .findings import Finding
 from .name_swaps import name_swap_findings
+from .polarity import polarity_findings
 from .records import record_findings
 from .roles import role_findings
 from .typed_values import (
@@ -783,6 +786,11 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     found += class_findings(context, answer, found)
     found += role_findings(context, answer)
     found += name_swap_findings(context, answer, found)
+    flips = [f for f in found if f.kind in ("negation", "antonym") and f.verdict == "conflict"]
+    judged = [
+        (s, e) for s, e in clause_spans(answer) if any(f.start < e and s < f.end for f in flips)
+    ]
+    found += polarity_findings(context, answer, judged, _same_polarity)
     found = record_findings(context, answer, found)
     return sorted(found, key=lambda f: (f.start, f.end))
 
