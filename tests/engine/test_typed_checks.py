@@ -333,3 +333,36 @@ def test_dates_and_years_worked_out_from_a_term_are_not_contradictions(context, 
 
     assert conflicts(right) == []
     assert conflicts(wrong) != []
+
+
+@pytest.mark.parametrize(
+    ("context", "right", "wrong"),
+    [
+        # a yearly amount paid quarterly is a quarter of it
+        (
+            "Rent: £28,000 per annum, payable quarterly in advance.",
+            "Rent is £28,000 a year, paid in quarterly instalments of £7,000.",
+            "Rent is £28,000 a year, paid in quarterly instalments of £7,500.",
+        ),
+        # "Net 45" on a line of its own counts from the document's invoice date
+        (
+            "Invoice total: EUR 12,400.00\nInvoice date: 2024-03-18\nPayment terms: Net 45",
+            "Payment is due on 2 May 2024.",
+            "Payment is due on 12 May 2024.",
+        ),
+        # a time the answer gives as approximate is near the stated one
+        (
+            '{"events": [{"ts": "2026-11-22T07:55", "status": "Arrived at delivery office"}]}',
+            "It reached the delivery office just before 8am.",
+            "It reached the delivery office just before 9am.",
+        ),
+    ],
+)
+def test_rates_payment_terms_and_approximate_times_read_as_people_write_them(context, right, wrong):
+    def conflicts(answer: str) -> list[str]:
+        return [
+            answer[f.start : f.end] for f in check([context], answer) if f.verdict == "conflict"
+        ]
+
+    assert conflicts(right) == []
+    assert conflicts(wrong) != []

@@ -233,6 +233,8 @@ def _derived(
     nums = list(dict.fromkeys(nums))
     counts = [float(v.canon[0]) for v in asked if v.kind == "quantity" and 1 < v.canon[0] <= 1000]
     counts += list(_CALENDAR_FACTORS)
+    if any(_QUARTERLY.search(c[1]) for c in stated):  # "£28,000 per annum, payable quarterly"
+        counts += [4.0, 0.25]
 
     def close(x: float) -> bool:  # worked out exactly, or rounded where the answer says so
         return rounded_equal(x, target) if approximate else exactly_equal(x, target)
@@ -357,6 +359,8 @@ _CHANGE = re.compile(
 )
 #: A rate per day, week or month stated per week, month or year: "£1,200 a month" is
 #: £14,400 a year, "2 doses a day" is 14 a week.
+#: A payment made each quarter (not "third-quarter revenue").
+_QUARTERLY = re.compile(r"\bquarterly\b|\b(?:per|a|each|every)\s+quarter\b", re.IGNORECASE)
 _CALENDAR_FACTORS = (7.0, 12.0, 24.0, 52.0, 365.0)
 _COUNT_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -424,6 +428,8 @@ def _net_days(stated: list[tuple[int, str, Value]]) -> list[tuple[int, set[tuple
         for m in _NET_TERMS.finditer(p):
             lo, hi = sentence_around(p, m.start(), m.end())
             anchors = {v.canon for v in values(p[lo:hi]) if v.kind == "date"}
+            if not anchors:  # "Payment terms: Net 45" on a line of its own: the document's dates
+                anchors = {v.canon for v in values(p) if v.kind == "date"}
             out.append((int(m.group(1)), anchors))
     return out
 
@@ -485,6 +491,31 @@ def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> b
     )
 
 
+#: Words that make a clock time approximate ("just before 8am" for 07:55).
+_ABOUT_TIME = re.compile(
+    r"\b(?:about|around|approximately|roughly|just\s+(?:before|after)|shortly\s+(?:before|after)|"
+    r"a\s+little\s+(?:before|after))\s*$",
+    re.IGNORECASE,
+)
+#: How far an approximate time may be from the stated one.
+ABOUT_TIME_MINUTES = 15
+
+
+def _approximate_time(answer: str, value: Value, stated: list[tuple[int, str, Value]]) -> bool:
+    """Whether a time the answer gives as approximate is within `ABOUT_TIME_MINUTES` of a
+    stated time ("just before 8am" for 07:55)."""
+    if value.kind != "time" or not _ABOUT_TIME.search(
+        answer[max(0, value.start - 25) : value.start]
+    ):
+        return False
+    minutes = value.canon[0] * 60 + value.canon[1]
+    return any(
+        abs(c[2].canon[0] * 60 + c[2].canon[1] - minutes) <= ABOUT_TIME_MINUTES
+        for c in stated
+        if c[2].kind == "time"
+    )
+
+
 def _asked_hour(value: Value, query: str | None) -> bool:
     """Whether a whole-hour time restates an hour the user's question names as a bare
     number ("free between 9 and 5": "until 5 pm")."""
@@ -530,6 +561,9 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
             out.append(Finding(value.start, value.end, value.kind, "match", (i, v.start, v.end)))
             continue
         if any(v.same(value) for v in asked) or _asked_hour(value, query):
+            out.append(Finding(value.start, value.end, value.kind, "match"))
+            continue
+        if _approximate_time(answer, value, stated):
             out.append(Finding(value.start, value.end, value.kind, "match"))
             continue
         rivals = [c for c in stated if _comparable(value, c[2])]
