@@ -27,3 +27,12 @@ def test_sentence_at_picks_the_sentence_with_most_overlap():
     assert sentence_at(sents, 100, 101) is None
     assert sentence_index_at(sents, 6, 12) == 1  # 2 chars of the first, 3 of the second
     assert sentence_index_at(sents, 100, 101) is None
+
+
+def test_a_statement_is_neither_a_table_row_nor_a_verbless_heading():
+    from verification.engine.text.sentences import states_something
+
+    assert not states_something("| Tariff | Exit fee | Green |")
+    assert not states_something("Deleting your account.")
+    assert states_something("It is not dishwasher safe.")
+    assert states_something("Unused leave cannot be carried over or paid out.")

@@ -366,3 +366,48 @@ def test_rates_payment_terms_and_approximate_times_read_as_people_write_them(con
 
     assert conflicts(right) == []
     assert conflicts(wrong) != []
+
+
+@pytest.mark.parametrize(
+    ("context", "right", "wrong"),
+    [
+        # a table's header row states nothing
+        (
+            "| Tariff | Exit fee | Green |\n|---|---|---|\n| Fix 12 | £75 | No |",
+            "Fix 12 isn't a green tariff and has a £75 exit fee.",
+            None,
+        ),
+        # nor does a heading
+        (
+            "Deleting your account.\nOpen Settings, choose Privacy and follow the steps.",
+            "An account with an active subscription can't be deleted.",
+            None,
+        ),
+        # "No —" answers the question
+        (
+            "Take 1 or 2 tablets every 4 to 6 hours as needed.",
+            "No — take 1 or 2 tablets every 4 to 6 hours as needed.",
+            None,
+        ),
+        # "free of" says what "without" says
+        (
+            "Customers may switch tariff without an exit fee until 31 October 2024.",
+            "Customers can switch tariff free of exit fees until 31 October 2024.",
+            "Customers cannot switch tariff until 31 October 2024.",
+        ),
+        # a short statement is still one
+        ("It is not dishwasher safe.", "It is not dishwasher safe.", "It is dishwasher safe."),
+    ],
+)
+def test_negation_flips_need_a_statement_on_both_sides(context, right, wrong):
+    def flips(answer: str) -> list[str]:
+        found = check([context], answer)
+        return [
+            answer[f.start : f.end]
+            for f in found
+            if f.kind == "negation" and f.verdict == "conflict"
+        ]
+
+    assert flips(right) == []
+    if wrong is not None:
+        assert flips(wrong) != []

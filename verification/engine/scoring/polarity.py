@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..text.sentences import clause_spans
+from ..text.sentences import clause_spans, states_something
 from ..text.words import content_keys
 from .findings import Finding
 from .roles import _nlp, _parse
@@ -265,6 +265,7 @@ def polarity_findings(
         for i, p in enumerate(context)
         if not _structured(p)
         for s, e in clause_spans(p)
+        if states_something(p[s:e])
     ]
     out: list[Finding] = []
     for s, e in clause_spans(answer):

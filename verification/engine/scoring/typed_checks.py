@@ -40,7 +40,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from ..text.sentences import clause_spans, sentence_at, split_sentences
+from ..text.sentences import clause_spans, sentence_at, split_sentences, states_something
 from ..text.words import content_keys, stem
 from ..types import TokenProb
 from .findings import Finding
@@ -92,7 +92,7 @@ NEGATIVE_WORDS = re.compile(
     r"\b(?:exclud\w*|prohibit\w*|forbid\w*|bann(?:ed|ing)|void|invalid|unable|"
     r"refus\w*|denied|den(?:y|ies)|lack\w*|fail\w*|neither|nor|non-?refundable|"
     r"unavailable|ineligible|unsuitable|except|barred|disallow\w*|"
-    r"rather\s+than|instead\s+of|other\s+than)\b",
+    r"rather\s+than|instead\s+of|other\s+than|free\s+(?:of|from))\b",
     re.IGNORECASE,
 )
 
@@ -159,7 +159,7 @@ ANTONYMS = [
 #: A clause that opens with a condition or a reason states the user's case ("Because
 #: you aren't a Plus member, ..."), not a claim about the context.
 _CONDITION = re.compile(r"\s*(?:because|since|as|if|unless|when|whenever)\b", re.IGNORECASE)
-_PARTICLE = re.compile(r"\s*(?:no|yes)\b\s*[,.!:;-]", re.IGNORECASE)
+_PARTICLE = re.compile(r"\s*(?:no|yes)\b\s*[,.!:;\-–—]", re.IGNORECASE)
 _OPPOSITE = {a: b for a, b in ANTONYMS} | {b: a for a, b in ANTONYMS}
 
 
@@ -667,6 +667,7 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
         theirs = _negation(evidence)
         if (
             bool(ours) != bool(theirs)
+            and states_something(evidence)  # not a table row or a heading
             and not _CONDITION.match(sentence)
             and not _structured(context[i])
             and not _same_polarity(sentence, evidence)

@@ -137,3 +137,24 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
             start = brk.end()
         out.append((start, sentence.end))
     return [(a, b) for a, b in out if text[a:b].strip()]
+
+
+#: A finite verb or auxiliary: what a statement has and a heading ("Deleting your
+#: account.") lacks.
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|be|been|can|cannot|could|will|would|must|should|may|might|do|does|"
+    r"did|has|have|had)\b|n['’]t\b",
+    re.IGNORECASE,
+)
+#: A clause of at most this many words and no finite verb is a heading or a label.
+HEADING_WORDS = 4
+
+
+def states_something(clause: str) -> bool:
+    """Whether a context clause is a statement that a negation could flip: not a table
+    row ("| Tariff | Exit fee | Green |") and not a short verbless heading. "It is not
+    dishwasher safe" is one."""
+    if clause.count("|") >= 2:
+        return False
+    words = re.findall(r"[A-Za-z]+", clause)
+    return len(words) > HEADING_WORDS or bool(_FINITE.search(clause))
