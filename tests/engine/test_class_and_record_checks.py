@@ -107,3 +107,36 @@ def test_a_wrong_row_value_comes_back_as_a_contradiction_with_the_right_cell():
     assert span.evidence is not None
     assert "1070" in span.evidence.text
     assert result.score >= 0.95
+
+
+PROJECTS = (
+    "| Project | Owner | Status |\n|---|---|---|\n| Atlas migration | Nadia Osei | On track |\n"
+    "| Billing v2 | Kofi Mensah | At risk |\n| SSO rollout | Ingrid Solberg | Done |"
+)
+
+
+@pytest.mark.parametrize(
+    ("right", "wrong", "said"),
+    [
+        (
+            "Billing v2, owned by Kofi Mensah, is at risk.",
+            "Billing v2, owned by Ingrid Solberg, is at risk.",
+            "Ingrid Solberg",
+        ),
+        ("The SSO rollout is done.", "The SSO rollout is on track.", "on track"),
+    ],
+)
+def test_a_text_cell_of_another_row_is_a_contradiction(right, wrong, said):
+    def records(answer):
+        found = check([PROJECTS], answer)
+        return [(answer[f.start : f.end], f.reason) for f in found if f.kind == "record"]
+
+    assert records(right) == []
+    [(text, reason)] = records(wrong)
+    assert text == said
+    assert reason.startswith("wrong row: the answer gives")
+
+
+def test_a_clause_naming_two_rows_compares_no_text_cells():
+    answer = "Atlas migration is on track, while Billing v2 is at risk."
+    assert [f for f in check([PROJECTS], answer) if f.kind == "record"] == []

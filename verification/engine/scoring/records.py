@@ -153,6 +153,54 @@ def _partly_named_elsewhere(clause: str, said: str, table: Table, mine: Sequence
     return False
 
 
+#: A text cell must be this long to count as a value ("Kofi Mensah", not "No").
+MIN_TEXT_CELL = 4
+
+
+def _text_cells(
+    answer: str,
+    clauses: Sequence[tuple[int, int]],
+    named: Sequence[tuple[tuple[Cell, ...], Cell | None]],
+    table: Table,
+) -> list[Finding]:
+    """A `record` conflict for a text cell of another row (an owner, a city) that a clause
+    naming exactly one row gives in that row's place ("Billing v2 ... its owner is Ingrid
+    Solberg", where Ingrid Solberg owns the SSO rollout)."""
+    out: list[Finding] = []
+    for clause_start, clause_end in clauses:
+        text = answer[clause_start:clause_end]
+        hits = [row for row, name in named if name and _mentions(text, name.text)]
+        if len(hits) != 1:
+            continue
+        (mine,) = hits
+        for col in range(1, len(mine)):
+            own = mine[col].text
+            if len(own) < MIN_TEXT_CELL or mine[col].number is not None or _mentions(text, own):
+                continue
+            for row in table.rows:
+                if row is mine or col >= len(row):
+                    continue
+                theirs = row[col].text
+                if (
+                    len(theirs) < MIN_TEXT_CELL
+                    or row[col].number is not None
+                    or theirs.casefold() == own.casefold()
+                    or any(c.text.casefold() == theirs.casefold() for c in mine)
+                ):
+                    continue
+                m = re.search(rf"(?<!\w){re.escape(theirs)}(?!\w)", text, re.IGNORECASE)
+                if m is None:
+                    continue
+                reason = (
+                    f"wrong row: the answer gives {m.group()} for {_names(mine).text}, "  # type: ignore[union-attr]
+                    f"whose value in the context is {own}"
+                )
+                start, end = clause_start + m.start(), clause_start + m.end()
+                evidence = (table.passage, mine[col].start, mine[col].end)
+                out.append(Finding(start, end, "record", "conflict", evidence, reason))
+    return out
+
+
 def record_findings(
     context: Sequence[str], answer: str, found: Sequence[Finding] = ()
 ) -> list[Finding]:
@@ -195,6 +243,7 @@ def record_findings(
                     evidence = (table.passage, cell.start, cell.end)
                     conflicts.append(Finding(start, end, "record", "conflict", evidence, reason))
                     break
+        conflicts += _text_cells(answer, clauses, named, table)
     if not conflicts:
         return list(found)
     kept = [
