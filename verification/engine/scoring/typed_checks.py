@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from ..text.sentences import clause_spans, sentence_at, split_sentences, states_something
 from ..text.words import content_keys, stem
 from ..types import TokenProb
+from .fields import field_findings
 from .findings import Finding
 from .name_swaps import name_swap_findings
 from .polarity import polarity_findings
@@ -821,6 +822,7 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     found += class_findings(context, answer, found)
     found += role_findings(context, answer)
     found += name_swap_findings(context, answer, found)
+    found += field_findings(context, answer, found)
     flips = [f for f in found if f.kind in ("negation", "antonym") and f.verdict == "conflict"]
     judged = [
         (s, e) for s, e in clause_spans(answer) if any(f.start < e and s < f.end for f in flips)
