@@ -38,10 +38,6 @@ NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC"})
 #: share of them.
 MIN_SHARED = 2
 MIN_SHARE = 0.4
-#: In a long context (several documents, `typed_checks.LONG_CONTEXT_CHARS`) many
-#: sentences name other entities: there the alignment must be closer.
-LONG_MIN_SHARED = 3
-LONG_MIN_SHARE = 0.6
 _WORD = re.compile(r"[A-Za-z][\w'’-]+")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")
@@ -92,12 +88,11 @@ def _table_header(text: str, start: int) -> bool:
 
 
 def name_swap_findings(
-    context: Sequence[str], answer: str, found: Sequence[Finding] = (), long: bool = False
+    context: Sequence[str], answer: str, found: Sequence[Finding] = ()
 ) -> list[Finding]:
     """A `conflict` for each name of the answer whose clause is aligned with a context
     sentence about another entity (see the module doc). Names already judged by another
-    finding (`found`) are left alone; a `long` context needs a closer alignment."""
-    need, share = (LONG_MIN_SHARED, LONG_MIN_SHARE) if long else (MIN_SHARED, MIN_SHARE)
+    finding (`found`) are left alone."""
     nlp = _nlp()
     if nlp is None or not context:
         return []
@@ -134,7 +129,7 @@ def name_swap_findings(
             continue
         shared = [len(keys & theirs) for theirs in keyed]
         best = max(range(len(sentences)), key=shared.__getitem__)
-        if shared[best] < need or shared[best] / len(keys) < share:
+        if shared[best] < MIN_SHARED or shared[best] / len(keys) < MIN_SHARE:
             continue
         i, cs, ce, evidence = sentences[best]
         if _mentions(written, evidence):

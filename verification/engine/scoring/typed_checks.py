@@ -821,7 +821,7 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     found = value_findings(context, answer, query) + sentence_findings(context, answer)
     found += class_findings(context, answer, found)
     found += role_findings(context, answer)
-    found += name_swap_findings(context, answer, found, long=_is_long(context))
+    found += name_swap_findings(context, answer, found)
     found += field_findings(context, answer, found)
     flips = [f for f in found if f.kind in ("negation", "antonym") and f.verdict == "conflict"]
     judged = [
