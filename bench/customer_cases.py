@@ -25,8 +25,10 @@ the held-out customer-style figure. Sets p, q, s, t, u, v, w and x were written
 and measured once the same way; from 2026-11-27 on, n to x are development sets
 too (the typed checks were audited on all fifteen, and
 `python -m verification.engine.train.customer` trains on them). Sets y and z
-were measured once at the end of that session (README). Sets za and zb are
-held out: measured once, when the next detector change is judged.
+were measured once at the end of that session (README); za and zb were measured
+once on 2026-11-28 and are development sets from then on. Sets zc and zd,
+written blind to the code on 2026-11-28, are held out: measured once, when the
+next detector change is judged.
 
 Prints n, balanced accuracy of `detected` (the policy's own decision at its
 threshold), AUROC of the score, character-level span P/R/F1, the same per
