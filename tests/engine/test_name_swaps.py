@@ -113,3 +113,12 @@ def test_through_the_pipeline_the_swap_detects_the_answer_and_the_right_name_pas
     assert "Daniel Mbeki" in span.evidence.text
     assert wrong.detected is True
     assert not [s for s in right.spans if s.label == "contradiction"]
+
+
+def test_a_sentence_that_refers_to_someone_by_a_pronoun_is_no_evidence_of_a_swap():
+    # "she" may be Ana Ruiz: the check cannot tell, so it says nothing
+    context = (
+        "Ana Ruiz joined the lab in 2019. In 2021 she led the Arctic survey for the Polar "
+        "Institute. Tom Berg coordinates the data archive."
+    )
+    assert _swaps(context, "In 2021, Ana Ruiz led the Arctic survey for the Polar Institute.") == []
