@@ -67,7 +67,7 @@ demo-dashboard: install
 test-browser: install
 	$(PY) -m pytest tests/dashboard -m browser
 
-walkthrough-screenshots: install  ## the README's onboarding, review queue and evaluation images (browser tests)
+walkthrough-screenshots: install  ## docs/dashboard.md's onboarding, review queue and evaluation images (browser tests)
 	TRUTHLENS_WALKTHROUGH_SHOTS=docs/screenshots $(VENV)/bin/pytest tests/dashboard/test_browser_onboarding.py tests/dashboard/test_browser_labels.py -q -p no:cacheprovider
 
 screenshots: install

@@ -1,6 +1,6 @@
 """RFC 7807 problem+json for every error the API returns.
 
-`type` URIs are stable identifiers documented in the README; field errors
+`type` URIs are stable identifiers documented in docs/api.md "Errors"; field errors
 carry a dotted path (`context.2`, `messages.0.role`). No stack trace or
 exception text of an unexpected error ever leaves the server.
 """

@@ -52,7 +52,7 @@ _FIELD_ERROR = {
 }
 PROBLEM = {
     "type": "object",
-    "description": "RFC 7807 problem details; `type` is a stable URI (README, Errors).",
+    "description": "RFC 7807 problem details; `type` is a stable URI (docs/api.md, Errors).",
     "properties": {
         "type": {"type": "string", "format": "uri"},
         "title": {"type": "string"},

@@ -1,4 +1,4 @@
-"""Simulate Thompson-sampling mode selection on synthetic query-type mixes (DESIGN §6).
+"""Simulate Thompson-sampling mode selection on synthetic query-type mixes (docs/policies.md "Mode selection (Thompson sampling)").
 
 Each scenario fixes, per query type, every mode's probability of a verified
 and accepted answer and its LLM cost. The expected reward of (type, mode) is

@@ -28,7 +28,7 @@ INPUTS = {
     "web_pod_cores": 2,  # 2 gunicorn processes x 16 threads: at most ~2 cores busy
     # ---- detector -----------------------------------------------------------------------
     # per GPU pod (1 GPU + 2 CPU threads), 1k-token context + 150-token answer, H100
-    # (README "On a GPU", bench/results/gpu_speed_h100_b8.json / _b32.json)
+    # (docs/benchmarks.md "On a GPU", bench/results/gpu_speed_h100_b8.json / _b32.json)
     "gpu_embedded_per_s": 21.0,  # embedded default, batch 8
     "gpu_transformer_per_s": 94.9,  # transformer path (ModernBERT-base, bf16), batch 32
     # per 2-core CPU detect worker at 1k context: issue 26 "about 3 verifications/s"
@@ -77,7 +77,7 @@ INPUTS = {
         "webhooks": 5,
         "index": 60,
     },
-    "index_passages_per_cpu_s": 6.5,  # README, bench/indexing.py
+    "index_passages_per_cpu_s": 6.5,  # docs/knowledge-bases.md, bench/indexing.py
     "index_passages_per_document": 20,  # assumption
 }
 

@@ -18,14 +18,14 @@ in the same format (12 per task, 30 faithful paraphrases, 30 with one error),
 each written by a separate helper that saw no code and no other set. Each
 was measured once before anything was changed for it, then used to find
 typed-check false alarms and to choose the response head's intercept, so
-they are development sets now (README "Benchmarks and accuracy" gives the
+they are development sets now (docs/benchmarks.md gives the
 first-sight figures). `customer_style_n.jsonl`, written the same way last,
 was measured once after every choice was made and never looked into: it is
 the held-out customer-style figure. Sets p, q, s, t, u, v, w and x were written
 and measured once the same way; from 2026-11-27 on, n to x are development sets
 too (the typed checks were audited on all fifteen, and
 `python -m verification.engine.train.customer` trains on them). Sets y and z
-were measured once at the end of that session (README); za and zb were measured
+were measured once at the end of that session (docs/benchmarks.md); za and zb were measured
 once on 2026-11-28 and are development sets from then on. Sets zc and zd,
 written blind to the code on 2026-11-28, are held out: measured once, when the
 next detector change is judged.
@@ -140,7 +140,7 @@ def summarise(cases: list[dict], results: list[dict]) -> dict:
     }  # fmt: skip
 
 
-#: Error kinds as README's table names them; a set's own kinds map onto these.
+#: Error kinds as docs/benchmarks.md's table names them; a set's own kinds map onto these.
 ERROR_KINDS = {
     "value": "value",
     "time": "time/date",

@@ -1,4 +1,4 @@
-"""Django settings, driven by the environment (documented in README, "Settings")."""
+"""Django settings, driven by the environment (documented in docs/settings.md)."""
 
 from __future__ import annotations
 

@@ -89,7 +89,7 @@ def child_exit(server, worker):
 # malformed HTTP or chunking (400), a refused proxy header (403): gunicorn answers these
 # itself, before the app runs, with the HTML page of `gunicorn.util.write_error`. The
 # workers are forked from this process, so replacing that function here replaces it in
-# every worker. The `type` URIs are the API's (api/errors.py, the README).
+# every worker. The `type` URIs are the API's (api/errors.py, docs/api.md "Errors").
 
 _PROBLEM_BASE = "https://docs.truthlens.dev/problems/"
 _SERVER_SLUGS = {

@@ -1,4 +1,5 @@
-"""`truthlens_*` Prometheus metrics (DESIGN §7)."""
+"""`truthlens_*` Prometheus metrics (docs/architecture.md "Billing and metrics"; serving and alerts: docs/operations.md
+"Metrics")."""
 
 from __future__ import annotations
 

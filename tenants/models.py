@@ -43,7 +43,7 @@ DEFAULT_RETENTION_MONTHS = 12  # also the class of jobs of tenants without a pla
 
 
 class Plan(models.Model):
-    """Prices and limits a tenant buys (DESIGN §7)."""
+    """Prices and limits a tenant buys (docs/architecture.md "Billing and metrics")."""
 
     name = models.SlugField(unique=True)
     # Shown to every tenant on the billing page; an internal plan (a trial, a deal for one
@@ -188,7 +188,7 @@ class Membership(models.Model):
 
 
 class Policy(models.Model):
-    """A tenant's verification policy (DESIGN §5), validated by `verification.engine.policy`."""
+    """A tenant's verification policy (docs/policies.md "The policy document"), validated by `verification.engine.policy`."""
 
     tenant = models.OneToOneField(Tenant, on_delete=models.CASCADE, related_name="policy")
     document = models.JSONField(default=dict)

@@ -94,7 +94,8 @@ def _observe(
 def record_outcome(
     job: VerificationJob, verified: bool, cost_usd: float, cost_weight: float
 ) -> float:
-    """Reward the arm that served `job` (DESIGN §6) and return the reward."""
+    """Reward the arm that served `job` (docs/policies.md "Mode selection (Thompson sampling)") and return
+    the reward."""
     r = bandit.reward(verified, False, cost_usd, cost_weight)
     d_alpha, d_beta = bandit.bernoulli_update(r, _rng(f"reward:{job.pk}"))
     _observe(job.tenant_id, job.query_type or "other", job.mode, d_alpha, d_beta, r)

@@ -1,4 +1,4 @@
-"""Monthly partitions of the jobs tables, per retention class (README "The jobs table at scale").
+"""Monthly partitions of the jobs tables, per retention class (docs/jobs-at-scale.md).
 
 `verification_verificationjob`, `verification_detectedspan` and `verification_usagerecord`
 are partitioned in two levels: by range of the job's creation time, one partition per

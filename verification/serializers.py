@@ -117,7 +117,7 @@ class UsageSerializer(serializers.Serializer):
 
 
 class VerificationSerializer(serializers.ModelSerializer):
-    """Read-only view of a job, in the shape of DESIGN §4."""
+    """Read-only view of a job, in the shape of docs/api.md "The verification object"."""
 
     id = serializers.CharField(source="public_id")
     spans = serializers.SerializerMethodField()
@@ -242,7 +242,7 @@ class VerificationSerializer(serializers.ModelSerializer):
 
 
 def verification_headers(job: VerificationJob) -> dict[str, str]:
-    """The `X-TruthLens-*` headers of DESIGN §4 for a job in any state."""
+    """The `X-TruthLens-*` headers of docs/api.md "The verification object" for a job in any state."""
     return {
         **headers(
             enabled=job.enabled,
@@ -263,8 +263,8 @@ def accepted_representation(job: VerificationJob) -> dict[str, Any]:
     """`VerificationSerializer(job).data` for a job just created and not yet started,
     built from the in-memory job: no spans, no usage row, nothing to read back.
 
-    The 202 of `POST /v1/verifications` keeps the whole documented shape (DESIGN §4, the
-    SDK's model) at a fraction of the serializer's cost; a test checks the two agree.
+    The 202 of `POST /v1/verifications` keeps the whole documented shape (docs/api.md "The verification
+    object", the SDK's model) at a fraction of the serializer's cost; a test checks the two agree.
     """
     return {
         "id": job.public_id,

@@ -62,7 +62,7 @@ class WebhookEndpointRotate(WebhookEndpointDetail):
     @extend_schema(request=None, responses={200: WebhookEndpointSerializer})
     def post(self, request, pk: int):
         endpoint = self.get_object()
-        # the old secret keeps signing beside the new one for the overlap window (README)
+        # the old secret keeps signing beside the new one for the overlap window (docs/api.md "Webhooks")
         secret = endpoint.rotate_secret(settings.TRUTHLENS["WEBHOOK_SECRET_OVERLAP_SECONDS"])
         endpoint.save(
             update_fields=[

@@ -1,5 +1,5 @@
 """Rotating an endpoint's secret through the API keeps the old one signing for the overlap
-window, as the dashboard's rotation does (README, Webhooks)."""
+window, as the dashboard's rotation does (docs/api.md "Webhooks")."""
 
 from __future__ import annotations
 

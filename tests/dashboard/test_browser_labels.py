@@ -2,7 +2,7 @@
 selecting text, keyboard shortcuts) -> dataset -> evaluate -> calibrate -> adopt -> the new
 policy version is visible and the previous one restorable.
 
-With `TRUTHLENS_WALKTHROUGH_SHOTS=<folder>` it also saves the README's screenshots of the
+With `TRUTHLENS_WALKTHROUGH_SHOTS=<folder>` it also saves docs/dashboard.md's screenshots of the
 review queue and the evaluation report there (`make walkthrough-screenshots`)."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 mailed invitation, adds an LLM provider and tests it, makes premium the policy's mode, creates
 an API key, and a verification runs in premium mode on the tenant's own key.
 
-With `TRUTHLENS_WALKTHROUGH_SHOTS=<folder>` it also saves the README walkthrough's
+With `TRUTHLENS_WALKTHROUGH_SHOTS=<folder>` it also saves docs/dashboard.md's walkthrough
 screenshots there (`make walkthrough-screenshots`).
 """
 

@@ -62,9 +62,9 @@ def app_env_reads() -> dict[str, str]:
     return reads
 
 
-def readme_settings() -> set[str]:
-    """Names in README's settings table (`| `NAME` | default | meaning |`)."""
-    text = (ROOT / "README.md").read_text()
+def documented_settings() -> set[str]:
+    """Names in the settings table of docs/settings.md (`| `NAME` | default | meaning |`)."""
+    text = (ROOT / "docs" / "settings.md").read_text()
     return set(re.findall(r"^\|\s*`([A-Z][A-Z0-9_]*)`\s*\|", text, flags=re.M))
 
 

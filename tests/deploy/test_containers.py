@@ -7,8 +7,8 @@ in CI (`CI` set): there an engine is expected, and a skip would pass missing wor
 
 `TRUTHLENS_CONTAINERS_SMOKE` picks what runs: `subset` (the default: CPU image build,
 web + detect worker, one verification) or `full` (`make deploy-smoke` less its extra
-`--no-cache` build: every worker, webhook, metrics, a worker killed mid-job). README "Run with Docker
-Compose" says which one CI runs and why.
+`--no-cache` build: every worker, webhook, metrics, a worker killed mid-job).
+docs/operations.md "Docker Compose without an image registry" says which one CI runs and why.
 """
 
 from __future__ import annotations

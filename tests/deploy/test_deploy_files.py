@@ -22,13 +22,13 @@ from .support import (
     ROOT,
     app_env_reads,
     celery_queues,
+    documented_settings,
     env_example,
     interactive_lane_first,
     load_yaml,
     load_yaml_docs,
     queue_order,
     queues_of,
-    readme_settings,
 )
 
 YAML_FILES = [
@@ -246,10 +246,10 @@ def test_docker_compose_config_accepts_the_file(tmp_path):
 
 
 def test_every_env_var_the_app_reads_is_documented():
-    documented = readme_settings() | set(env_example())
+    documented = documented_settings() | set(env_example())
     missing = {name: where for name, where in app_env_reads().items() if name not in documented}
     assert not missing, (
-        f"document these in README's settings table or deploy/.env.example: {missing}"
+        f"document these in docs/settings.md's table or deploy/.env.example: {missing}"
     )
 
 

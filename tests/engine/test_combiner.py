@@ -112,7 +112,8 @@ def test_a_fitted_combiner_keeps_every_weight_on_the_side_of_its_evidence():
 
 
 def test_no_combiner_is_shipped_until_one_beats_the_response_head():
-    # Fitted and measured (README "Detection engine"): leave-one-set-out it did not beat
+    # Fitted and measured (docs/benchmarks.md "A learned combiner, fitted and not shipped"):
+    # leave-one-set-out it did not beat
     # the shipped head in AUROC, so the default scores with the head alone.
     assert load_combiner(SHIPPED) is None
     assert not (SHIPPED / COMBINER_FILE).exists()

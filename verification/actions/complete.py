@@ -203,7 +203,7 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
 
 
 def _reward_mode(job: VerificationJob, outcome: Outcome, cost_usd: float) -> None:
-    """Feed the bandit (DESIGN §6) and set `job.bandit_reward` (the caller saves the job).
+    """Feed the bandit (docs/policies.md "Mode selection (Thompson sampling)") and set `job.bandit_reward` (the caller saves the job).
 
     Verified means the final answer scored under the threshold.
     """

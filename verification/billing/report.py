@@ -1,4 +1,5 @@
-"""Monthly billing report of one tenant (DESIGN §7), as data, JSON-ready dict and CSV.
+"""Monthly billing report of one tenant (docs/architecture.md "Billing and metrics"), as data, JSON-ready
+dict and CSV.
 
 Shared by the dashboard pages and `GET /v1/billing/reports/{YYYY-MM}` so the
 two can never disagree. Per-model LLM usage is read from

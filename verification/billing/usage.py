@@ -1,4 +1,4 @@
-"""Usage records and our price for a finished job (DESIGN §7).
+"""Usage records and our price for a finished job (docs/architecture.md "Billing and metrics").
 
 Who pays a provider decides what is billed. A call made with the tenant's own
 credentials (its provider's key or its own server, `LLMCallRecord.own_key`; its

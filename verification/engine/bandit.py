@@ -1,4 +1,4 @@
-"""Thompson sampling over mitigation modes (DESIGN §6).
+"""Thompson sampling over mitigation modes (docs/policies.md "Mode selection (Thompson sampling)").
 
 An arm is `(tenant, query_type, mode)` with a Beta(α, β) posterior on the
 probability that the mode yields an accepted answer at an acceptable cost. The

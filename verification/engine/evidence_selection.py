@@ -20,7 +20,7 @@ already fits the budget is read whole: selection changes nothing there.
 No model runs here: it is linear in the context, so the detector's cost grows with the
 answer. It is a policy choice (`evidence: "selected"`); the default stays the whole
 context (`"all"`) because on a 150-row FaithBench sample selection cost 0.008 AUROC
-(README "Cost that grows with the answer").
+(docs/benchmarks.md "Cost that grows with the answer").
 """
 
 from __future__ import annotations

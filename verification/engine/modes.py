@@ -1,4 +1,5 @@
-"""The mitigation modes, in one registry (DESIGN §2.3).
+"""The mitigation modes, in one registry (docs/architecture.md "Registries"; what each mode
+does: docs/policies.md "Policies and mitigation modes").
 
 A new mode is one `ModeSpec` here plus its runner in `engine/mitigation/`: the
 policy schema, the API's and the gateway's mode checks, the dashboard's policy

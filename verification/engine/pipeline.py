@@ -1,4 +1,4 @@
-"""The detection pipeline: one call from a `DetectionInput` to a `DetectionResult` (DESIGN §3).
+"""The detection pipeline: one call from a `DetectionInput` to a `DetectionResult` (docs/detection.md "Detection engine").
 
 Order of decisions, each of which can end the work early with a reason:
 query type (skipped by policy) → context present → answer language supported

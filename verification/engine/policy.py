@@ -1,4 +1,4 @@
-"""A tenant's verification policy (DESIGN §5) and how a request resolves against it.
+"""A tenant's verification policy (docs/policies.md "The policy document") and how a request resolves against it.
 
 The document is validated with pydantic so the API, the dashboard's editor
 and YAML import all reject the same bad input with the same field paths.
@@ -134,7 +134,7 @@ class Decision(_Strict):
     name: str = Field(min_length=1, max_length=100)
     priority: int = 0
     rules: Rules = Field(default_factory=Rules)
-    modelRefs: list[str] = Field(default_factory=list)  # DESIGN §5 spelling
+    modelRefs: list[str] = Field(default_factory=list)  # the documented spelling
     plugins: list[Plugin] = Field(default_factory=list)
 
 
@@ -199,13 +199,13 @@ class PolicyDocument(_Strict):
     # An honest third outcome: an answer scored within `uncertain_below` under or
     # `uncertain_above` over the threshold gets `verdict: "uncertain"` (0 and 0: never);
     # `on_uncertain` says whether it passes (with the verdict as the note) or is flagged.
-    # The defaults are fitted on the development sets (README "Uncertain verdicts").
+    # The defaults are fitted on the development sets (docs/detection.md "Uncertain verdicts").
     uncertain_below: float = Field(DEFAULT_UNCERTAIN_BELOW, ge=0, le=1)
     uncertain_above: float = Field(DEFAULT_UNCERTAIN_ABOVE, ge=0, le=1)
     on_uncertain: Literal["pass", "flag"] = "pass"
     # What the detector reads of a long context: the whole context ("all"), or only the
     # sentences that align with the answer ("selected": several times faster past a few
-    # thousand tokens, README "Evidence selection"; not the default because it cost
+    # thousand tokens, docs/detection.md "Evidence selection"; not the default because it cost
     # FaithBench 0.008 AUROC on a 150-row sample).
     evidence: Literal["selected", "all"] = "all"
     # Gateway: what a reply does when its verdict is not ready within

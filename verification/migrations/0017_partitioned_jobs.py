@@ -3,8 +3,7 @@
 Expand: the new columns (the job's retention class; spans and usage copy their job's key),
 foreign keys to the job without a database constraint, the idempotency key's unique
 constraint replaced by a plain index. Copy and swap: `partitions.convert_to_partitioned`
-rebuilds each table as a partitioned one in this migration's transaction (README "The jobs
-table at scale"). Reversible: `convert_to_plain` copies the rows back into plain tables.
+rebuilds each table as a partitioned one in this migration's transaction (docs/jobs-at-scale.md). Reversible: `convert_to_plain` copies the rows back into plain tables.
 """
 
 import django.db.models.deletion

@@ -3,8 +3,7 @@
 A month's usage and billing read usage by `created_at`; partitioned by the job's
 `job_created_at`, such a read pruned nothing and planned every usage partition. Rebuilt by
 `partitions.repartition` (copy and swap in this migration's transaction, the same
-partitions, keys and indexes, the new key in the primary and unique keys: README "The jobs
-table at scale"). Reversible: the way back partitions usage by its job's month again.
+partitions, keys and indexes, the new key in the primary and unique keys: docs/jobs-at-scale.md). Reversible: the way back partitions usage by its job's month again.
 """
 
 from django.db import migrations

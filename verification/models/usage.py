@@ -1,4 +1,4 @@
-"""One usage record per finished job: what it cost us and what we bill (DESIGN §7)."""
+"""One usage record per finished job: what it cost us and what we bill (docs/architecture.md "Billing and metrics")."""
 
 from __future__ import annotations
 

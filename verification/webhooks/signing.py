@@ -1,4 +1,4 @@
-"""Webhook signatures (DESIGN §4): `X-TruthLens-Signature: t=<unix>,v1=<hex>[,v1=<hex>]`.
+"""Webhook signatures (docs/api.md "Webhooks"): `X-TruthLens-Signature: t=<unix>,v1=<hex>[,v1=<hex>]`.
 
 `v1` is HMAC-SHA256 of `"<t>.<body>"` with the endpoint's secret, so a
 receiver can reject replays by checking `t` and tampering by checking `v1`.

@@ -107,8 +107,8 @@ def embedded_dtype(dtype: str | None) -> str:
     units (AMX or AVX512-BF16), float32 elsewhere (on a GPU, and on CPUs that would
     emulate bf16 and run slower). bfloat16 held the shipped model's accuracy on every
     evaluation file and customer-style development set (AUROC within 0.0023) with 1.3-2.2x
-    less detector time on one thread (README "Cost that grows with the answer"); a retrained folder runs "auto" in float32 until
-    its own bf16 accuracy is measured (`_build`).
+    less detector time on one thread (docs/benchmarks.md "Cost that grows with the answer"); a
+    retrained folder runs "auto" in float32 until its own bf16 accuracy is measured (`_build`).
     """
     if dtype in ("int8", "bfloat16"):
         return dtype

@@ -1,4 +1,4 @@
-"""Mitigation modes (DESIGN §2.3): lightweight warning, self-refine, cross-model premium,
+"""Mitigation modes (docs/policies.md "Policies and mitigation modes"): lightweight warning, self-refine, cross-model premium,
 no-LLM repair and the budgeted detection cascade. The registry of modes is
 `engine/modes.py`; each mode's runner lives in its module here.
 

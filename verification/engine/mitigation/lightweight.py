@@ -65,7 +65,7 @@ def headers(
     iterations: int,
     latency_ms: float | None,
 ) -> dict[str, str]:
-    """The `X-TruthLens-*` headers every verification response carries (DESIGN §4)."""
+    """The `X-TruthLens-*` headers every verification response carries (docs/api.md "The verification object")."""
     return {
         "X-TruthLens-Enabled": "true" if enabled else "false",
         "X-TruthLens-Mode": mode,

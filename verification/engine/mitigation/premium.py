@@ -1,4 +1,4 @@
-"""Premium mode: cross-model checking with a judge (DESIGN §2.3).
+"""Premium mode: cross-model checking with a judge (docs/policies.md "Policies and mitigation modes").
 
 1. The verification models answer the same query from the same context, in parallel.
 2. The primary answer is split into sentence claims; each is checked against the

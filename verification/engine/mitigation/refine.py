@@ -1,4 +1,4 @@
-"""Standard mode: the self-refine loop of DESIGN §2.3.
+"""Standard mode: the self-refine loop of docs/policies.md "Policies and mitigation modes".
 
 Each round sends the current best answer, its flagged spans and the context to
 the same model, re-detects the revision and keeps whichever answer scores

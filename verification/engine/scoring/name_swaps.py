@@ -18,8 +18,7 @@ need the same verb, only the same sentence:
 
 Only the answer and the one aligned context sentence are parsed, never whole contexts.
 Without spaCy or its model the check does nothing (`roles.available()` says so).
-On the seventeen customer-style development sets, beside what `roles` finds (README,
-"Detection engine"), it fires on 18 of 505 wrong answers (15 of them on the labelled
+On the seventeen customer-style development sets, beside what `roles` finds (docs/detection.md), it fires on 18 of 505 wrong answers (15 of them on the labelled
 name) and on 1 of 505 faithful ones.
 """
 

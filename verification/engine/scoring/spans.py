@@ -1,4 +1,4 @@
-"""From token probabilities to spans and one response score (DESIGN §3)."""
+"""From token probabilities to spans and one response score (docs/detection.md "Aggregation")."""
 
 from __future__ import annotations
 

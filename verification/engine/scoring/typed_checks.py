@@ -80,7 +80,7 @@ LONG_SENTENCE_OVERLAP = 0.8
 #: How far before and after a value a calculation word ("so the total is", "or £220
 #: altogether") marks it as worked out. After-the-value cues were added with the fifteen
 #: development sets: 7 faithful answers fewer with a false contradiction, 3 wrong ones fewer
-#: with a right one (README, "Customer-style cases").
+#: with a right one (docs/benchmarks.md "Customer-style cases").
 WORKED_OUT_BEFORE = 45
 WORKED_OUT_AFTER = 45
 

@@ -44,7 +44,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     default_data = os.environ.get("TRUTHLENS_DATA_DIR", str(repo_root.parent / "shared" / "data"))
     p = argparse.ArgumentParser(prog="python -m verification.engine.train", description=__doc__)
     # The v2 recipe writes the candidate folder: it becomes the shipped default only when it
-    # beats the shipped model on the held-out sets (README, "Benchmarks and accuracy").
+    # beats the shipped model on the held-out sets (docs/benchmarks.md).
     p.add_argument("--out", type=Path, default=repo_root / "bench" / "models" / "embedded_v2")
     p.add_argument("--work", type=Path, default=repo_root / "var" / "train")
     p.add_argument("--data-dir", type=Path, default=Path(default_data))

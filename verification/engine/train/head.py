@@ -32,8 +32,8 @@ customer-style development sets (`bench/customer_cases.py --cases
 bench/cases/...`) the fitted head puts most faithful paraphrases
 above 0.5. The shipped default uses -1.0, which moves the customer-style
 sets' balanced accuracy from 0.57 (unshifted) to 0.66 on average and costs 0.07 on
-the training rows' dev split (0.705 -> 0.635); figures in README
-"Benchmarks and accuracy".
+the training rows' dev split (0.705 -> 0.635); figures in
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
