@@ -3,8 +3,8 @@
 README.md keeps set-up, use and headline figures under 30 KB; the rest lives in docs/
 (README "Documentation" links every file there). Every relative link in README.md and
 docs/*.md must name an existing file, and an existing heading when it has a #anchor
-(GitHub's slugs). Code cites design text in docs/, never a design document that is not in
-the repository.
+(GitHub's slugs). Code cites design text in docs/, as `docs/<file>.md "<section>"` naming a
+section that exists, never a design document that is not in the repository.
 """
 
 from __future__ import annotations
@@ -125,6 +125,34 @@ def test_no_code_cites_a_design_document_outside_the_repository():
                 if any(cited in line for cited in FORBIDDEN_CITATIONS):
                     citing.append(f"{path.relative_to(ROOT)}:{number}")
     assert not citing, f"cite a section of a docs/ file instead: {citing}"
+
+
+# `docs/<file>.md "<section>"` (or `docs/<file>.md, "<section>"`) in code, comments and docs
+_CITATION = re.compile(r'docs/([a-z0-9_-]+\.md),? "([^"\n]+)"')
+CITING_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".cfg", ".sh", ".example"}
+CITING_NAMES = {"Makefile", "run", "Dockerfile", "Dockerfile.cuda"}
+
+
+def _section_in(doc: Path, section: str) -> bool:
+    """A heading that starts with `section`, or a bold or italic label that does."""
+    text = doc.read_text(encoding="utf-8")
+    return re.search(r"(^#{1,6} |\*\*?)" + re.escape(section), text, flags=re.M) is not None
+
+
+def test_every_docs_section_citation_names_an_existing_section():
+    stale = []
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS]
+        for name in files:
+            path = Path(folder) / name
+            if path.suffix not in CITING_SUFFIXES and name not in CITING_NAMES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for match in _CITATION.finditer(text):
+                doc = ROOT / "docs" / match.group(1)
+                if not doc.is_file() or not _section_in(doc, match.group(2)):
+                    stale.append(f"{path.relative_to(ROOT)}: {match.group(0)}")
+    assert not stale, f"these cite a docs/ file or section that does not exist: {stale}"
 
 
 @pytest.mark.parametrize(
