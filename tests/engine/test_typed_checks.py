@@ -411,3 +411,74 @@ def test_negation_flips_need_a_statement_on_both_sides(context, right, wrong):
     assert flips(right) == []
     if wrong is not None:
         assert flips(wrong) != []
+
+
+def _unsettled(context: str, answer: str, query: str | None = None) -> list[str]:
+    """The answer's values that the checks neither confirm nor work out."""
+    return [
+        answer[f.start : f.end]
+        for f in check([context], answer, query)
+        if f.verdict in ("conflict", "absent")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("context", "query", "right", "wrong", "value"),
+    [
+        # a later step of a calculation uses the answer's own confirmed values
+        (
+            "An excess of £99 applies to each claim, and for pets aged 8 or over a co-payment "
+            "of 20% of the remaining claim applies.",
+            "My dog is 9. If I claim for £600, how much would I get back?",
+            "First the £99 excess comes off, leaving £501; then you pay a 20% co-payment on "
+            "that remainder, which is £100.20. So the insurer would pay out £400.80.",
+            "First the £99 excess comes off, leaving £501; then you pay a 20% co-payment on "
+            "that remainder, which is £100.20. So the insurer would pay out £410.80.",
+            "£410.80",
+        ),
+        # a total spelled out in its own sentence: every listed amount, a count times a rate
+        (
+            '{"daily_rate_eur": 38.0, "days_charged": 5, "extras": [{"item": "child seat", '
+            '"per_day_eur": 7.5, "days": 5}, {"item": "additional driver", "flat_eur": 25.0}]}',
+            None,
+            "You'll be charged for 5 days at €38.00 a day, plus €37.50 for the child seat and a "
+            "flat €25.00 for the additional driver, bringing the rental to €252.50.",
+            "You'll be charged for 5 days at €38.00 a day, plus €37.50 for the child seat and a "
+            "flat €25.00 for the additional driver, bringing the rental to €262.50.",
+            "€262.50",
+        ),
+        # a total that leaves out one of the charges its sentence lists is not worked out
+        (
+            '{"items": [{"qty": 2, "unit_price_usd": 89.00}, {"qty": 1, "unit_price_usd": '
+            '54.50}], "shipping_usd": 7.95}',
+            None,
+            "It contains two units at $89.00 each and one at $54.50; with $7.95 shipping, the "
+            "total comes to $240.45.",
+            "It contains two units at $89.00 each and one at $54.50; with $7.95 shipping, the "
+            "total comes to $232.50.",
+            "$232.50",
+        ),
+        # a count is a number of things, never an amount: $4.00 times $4.00 is no total
+        (
+            '{"refills_remaining": 3, "copay_usd": 4.0}',
+            None,
+            "Your copay is $4.00 per fill, so all three remaining refills would come to $12.00.",
+            "Your copay is $4.00 per fill, so all three remaining refills would come to $16.00.",
+            "$16.00",
+        ),
+    ],
+)
+def test_worked_out_totals_pass_and_the_same_total_off_is_caught(
+    context, query, right, wrong, value
+):
+    assert _unsettled(context, right, query) == []
+    assert value in _unsettled(context, wrong, query)
+
+
+def test_only_a_rate_stated_per_period_is_multiplied_by_the_days_of_a_week():
+    context = "The child seat costs €37.50 for the rental. Cleaning is €5 per day."
+    assert "€262.50" in _unsettled(context, "The seat comes to €262.50.")
+    assert _unsettled(context, "Cleaning comes to €35 a week.") == []
+    leave = "Employees accrue 1.5 days of paid leave per month worked."
+    assert _unsettled(leave, "Staff earn 1.5 leave days a month, 18 days over a year.") == []
+    assert "20 days" in _unsettled(leave, "Staff earn 1.5 leave days a month, 20 days over a year.")

@@ -228,12 +228,27 @@ def _derived(
     target = value.base()
     if value.unit in MONEY and _converted(target, stated, asked, approximate):
         return True
-    nums = [c[2].base() for c in stated if _comparable(value, c[2])][:40]
+    nums = [c[2].base() for c in stated if c[0] != -2 and _comparable(value, c[2])][:40]
     nums += [v.base() for v in asked if _comparable(value, v)]
     # one operand per amount: the answer restating a stated $900k is not a second $900k
     nums = list(dict.fromkeys(nums))
-    counts = [float(v.canon[0]) for v in asked if v.kind == "quantity" and 1 < v.canon[0] <= 1000]
-    counts += list(_CALENDAR_FACTORS)
+    # the answer's own confirmed values (index -2) take part in one step only: a sum or
+    # a difference of two; in totals of three they would make most wrong sums hit
+    steps = list(
+        dict.fromkeys(
+            nums + [c[2].base() for c in stated if c[0] == -2 and _comparable(value, c[2])]
+        )
+    )
+    # a count is a plain number or a number of things, never an amount of money or a
+    # percentage: "$4.00 per fill" times "$4.00" is no total
+    counts = [
+        float(v.canon[0])
+        for v in asked
+        if v.kind == "quantity" and 1 < v.canon[0] <= 1000 and v.unit not in _NOT_COUNTS
+    ]
+    # a rate per day, week or month, stated as such, times the days of a week or the
+    # months of a year ("£1,200 a month" is £14,400 a year); not any amount times 7
+    periodic = [c[2].base() for c in stated if _comparable(value, c[2]) and _per_period(c)]
     if any(_QUARTERLY.search(c[1]) for c in stated):  # "£28,000 per annum, payable quarterly"
         counts += [4.0, 0.25]
 
@@ -242,14 +257,16 @@ def _derived(
 
     if any(close(a * n) for a in nums for n in counts):
         return True
+    if any(close(a * n) or close(a / n) for a in periodic for n in _CALENDAR_FACTORS):
+        return True
+    if _spelled_out_sum(value, stated, counts, close):
+        return True
     if _scaled(value, nums, stated, asked, close, change):
         return True
     if len(nums) > 2 and close(sum(nums)):
         return True
-    if any(close(abs(a - b)) or close(a + b) for k, a in enumerate(nums) for b in nums[k + 1 :]):
+    if any(close(abs(a - b)) or close(a + b) for k, a in enumerate(steps) for b in steps[k + 1 :]):
         return True
-    # a total of three amounts ("$1,476.91 across three payments"); money only, where
-    # cents make a chance hit unlikely
     # three amounts added or taken away ("$1,476.91 across three payments"; a balance of
     # $1,250.40 less pending $200.00 and $50.40); money only, where cents make a chance
     # hit unlikely
@@ -363,6 +380,58 @@ _CHANGE = re.compile(
 #: A payment made each quarter (not "third-quarter revenue").
 _QUARTERLY = re.compile(r"\bquarterly\b|\b(?:per|a|each|every)\s+quarter\b", re.IGNORECASE)
 _CALENDAR_FACTORS = (7.0, 12.0, 24.0, 52.0, 365.0)
+#: Units that are amounts, not counts of things.
+_NOT_COUNTS = frozenset({*MONEY, "%"})
+#: A rate stated per period: "£1,200 a month", "$12 per day", "daily limit of 2 g".
+_PERIOD_AFTER = re.compile(
+    r"^(?:\s+[\w-]+){0,4}?\s*(?:a|an|per|each|every|/)\s*(?:hour|day|night|week|month|year|annum)\b"
+    r"|^\s*(?:hourly|daily|nightly|weekly|monthly|yearly|annually|p\.?a\.?)\b"
+    r"|^\s*(?:per_|/)?(?:hour|day|night|week|month|year)",
+    re.IGNORECASE,
+)
+_PERIOD_BEFORE = re.compile(
+    r"\b(?:hourly|daily|nightly|weekly|monthly|yearly|annual|per_(?:hour|day|night|week|month|year))"
+    r"\w*[\s\"':_a-z]{0,25}$",
+    re.IGNORECASE,
+)
+
+
+def _per_period(stated: tuple[int, str, Value]) -> bool:
+    """Whether a stated value is given per hour, day, week, month or year."""
+    _, passage, v = stated
+    return bool(
+        _PERIOD_AFTER.search(passage[v.end : v.end + 20])
+        or _PERIOD_BEFORE.search(passage[max(0, v.start - 40) : v.start])
+        or _PERIOD_AFTER.search(passage[v.end : v.end + 40].split(".")[0])
+    )
+
+
+def _spelled_out_sum(
+    value: Value, stated: list[tuple[int, str, Value]], counts: Sequence[float], close
+) -> bool:
+    """A total the answer works out in the open: every comparable amount its sentence
+    states before the total, each possibly times a count, added up ("5 days at €38.00 a
+    day, plus €37.50 and €25.00, bringing it to €252.50"), or with one of them taken
+    away. Only the sentence's own operands take part, and all of them, so neither a
+    chance combination of the context's figures nor a total that leaves out a listed
+    charge passes."""
+    terms = list(
+        dict.fromkeys(
+            c[2].base()
+            for c in stated
+            if c[0] == -1 and c[2].end <= value.start and _comparable(value, c[2])
+        )
+    )
+    if not 2 <= len(terms) <= 6:
+        return False
+    options = [[t, *(t * n for n in counts)] for t in terms]
+    for picks in itertools.product(*options):
+        total = sum(picks)
+        if close(total) or any(close(total - 2 * x) for x in picks):
+            return True
+    return False
+
+
 _COUNT_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "twice": 2, "both": 2, "pair": 2, "couple": 2,
@@ -555,71 +624,93 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
     asked = values(query) if query else []
     long_context = _is_long(context)
     out: list[Finding] = []
+    # the answer's values confirmed so far (stated or worked out): a later step of a
+    # calculation may use them ("leaving £501 ... £100.20 ... so it pays £400.80")
+    confirmed: list[tuple[int, str, Value]] = []
     for value in values(answer):
-        same = [c for c in stated if c[2].same(value)]
-        if same:
-            i, _, v = same[0]
-            out.append(Finding(value.start, value.end, value.kind, "match", (i, v.start, v.end)))
-            continue
-        if any(v.same(value) for v in asked) or _asked_hour(value, query):
-            out.append(Finding(value.start, value.end, value.kind, "match"))
-            continue
-        if _approximate_time(answer, value, stated):
-            out.append(Finding(value.start, value.end, value.kind, "match"))
-            continue
-        rivals = [c for c in stated if _comparable(value, c[2])]
-        renamed = [  # the same number in another unit: "5 miles" against "5 km"
-            c for c in stated
-            if c[2].kind == "quantity" and value.kind == "quantity" and c[2].canon == value.canon
-            and value.unit and c[2].unit and not compatible(c[2].unit, value.unit)
-            and same_dimension(c[2].unit, value.unit)
-        ]  # fmt: skip
-        pool = renamed or rivals
-        if pool and long_context:
-            mine = _window_keys(answer, value.start, value.end)
-            pool = [
-                c
-                for c in pool
-                if len(mine & _window_keys(c[1], c[2].start, c[2].end)) >= LONG_SLOT_WORDS
-            ]
-        said_about = _APPROXIMATE.search(answer[max(0, value.start - 25) : value.start])
-        change = _CHANGE.search(answer[max(0, value.start - 40) : value.end + 40]) is not None
-        own = _own_operands(answer, value)
-        operands = stated + [(-1, answer, v) for v in own if v.kind != "quantity" or v.unit]
-        premises = [*asked, *(v for v in own if v.kind == "quantity")]
-        if pool and _derived(
-            value, operands, premises, approximate=said_about is not None, change=change
-        ):
-            continue  # a difference or sum of stated values: worked out, not contradicted
-        if pool:
-            i, passage, v = _closest(answer, value, pool)
-            said = answer[value.start : value.end]
-            if _WORKED_OUT.search(
-                answer[max(0, value.start - WORKED_OUT_BEFORE) : value.end + WORKED_OUT_AFTER]
-            ):
-                # the answer presents the value as worked out ("so the total is $79", "or
-                # £220 altogether") and no derivation reproduces it: a wrong sum and a sum
-                # of operands the check cannot see look the same, so it is unsupported,
-                # not contradicted
-                reason = (
-                    f"{value.kind} not confirmed: the answer works out {said}, which could "
-                    f"not be derived from the context's {passage[v.start : v.end]}"
-                )
-                out.append(
-                    Finding(
-                        value.start, value.end, value.kind, "absent", (i, v.start, v.end), reason
-                    )
-                )
-                continue
-            reason = f"{value.kind} mismatch: the answer says {said} but the context says {passage[v.start : v.end]}"
-            out.append(
-                Finding(value.start, value.end, value.kind, "conflict", (i, v.start, v.end), reason)
-            )
-        elif _derived(value, operands, premises, approximate=said_about is not None, change=change):
-            continue  # worked out from values of another kind (a duration from two times)
-        elif value.kind != "quantity" or value.unit is not None:
-            out.append(Finding(value.start, value.end, value.kind, "absent"))
+        found = len(out)
+        _judge_value(value, answer, query, stated, asked, confirmed, long_context, out)
+        if value.kind == "quantity" and (len(out) == found or out[-1].verdict == "match"):
+            confirmed.append((-2, answer, value))
     return out
+
+
+def _judge_value(
+    value: Value,
+    answer: str,
+    query: str | None,
+    stated: list[tuple[int, str, Value]],
+    asked: list[Value],
+    confirmed: list[tuple[int, str, Value]],
+    long_context: bool,
+    out: list[Finding],
+) -> None:
+    """Append the finding for one answer value to `out` (none when it is worked out)."""
+    same = [c for c in stated if c[2].same(value)]
+    if same:
+        i, _, v = same[0]
+        out.append(Finding(value.start, value.end, value.kind, "match", (i, v.start, v.end)))
+        return
+    if any(v.same(value) for v in asked) or _asked_hour(value, query):
+        out.append(Finding(value.start, value.end, value.kind, "match"))
+        return
+    if _approximate_time(answer, value, stated):
+        out.append(Finding(value.start, value.end, value.kind, "match"))
+        return
+    rivals = [c for c in stated if _comparable(value, c[2])]
+    renamed = [  # the same number in another unit: "5 miles" against "5 km"
+        c for c in stated
+        if c[2].kind == "quantity" and value.kind == "quantity" and c[2].canon == value.canon
+        and value.unit and c[2].unit and not compatible(c[2].unit, value.unit)
+        and same_dimension(c[2].unit, value.unit)
+    ]  # fmt: skip
+    pool = renamed or rivals
+    if pool and long_context:
+        mine = _window_keys(answer, value.start, value.end)
+        pool = [
+            c
+            for c in pool
+            if len(mine & _window_keys(c[1], c[2].start, c[2].end)) >= LONG_SLOT_WORDS
+        ]
+    said_about = _APPROXIMATE.search(answer[max(0, value.start - 25) : value.start])
+    change = _CHANGE.search(answer[max(0, value.start - 40) : value.end + 40]) is not None
+    own = _own_operands(answer, value)
+    operands = (
+        stated
+        + [(-1, answer, v) for v in own if v.kind != "quantity" or v.unit]
+        + [c for c in confirmed if c[2].start != value.start]
+    )
+    premises = [*asked, *(v for v in own if v.kind == "quantity")]
+    if pool and _derived(
+        value, operands, premises, approximate=said_about is not None, change=change
+    ):
+        return  # a difference or sum of stated values: worked out, not contradicted
+    if pool:
+        i, passage, v = _closest(answer, value, pool)
+        said = answer[value.start : value.end]
+        if _WORKED_OUT.search(
+            answer[max(0, value.start - WORKED_OUT_BEFORE) : value.end + WORKED_OUT_AFTER]
+        ):
+            # the answer presents the value as worked out ("so the total is $79", "or
+            # £220 altogether") and no derivation reproduces it: a wrong sum and a sum
+            # of operands the check cannot see look the same, so it is unsupported,
+            # not contradicted
+            reason = (
+                f"{value.kind} not confirmed: the answer works out {said}, which could "
+                f"not be derived from the context's {passage[v.start : v.end]}"
+            )
+            out.append(
+                Finding(value.start, value.end, value.kind, "absent", (i, v.start, v.end), reason)
+            )
+            return
+        reason = f"{value.kind} mismatch: the answer says {said} but the context says {passage[v.start : v.end]}"
+        out.append(
+            Finding(value.start, value.end, value.kind, "conflict", (i, v.start, v.end), reason)
+        )
+    elif _derived(value, operands, premises, approximate=said_about is not None, change=change):
+        return  # worked out from values of another kind (a duration from two times)
+    elif value.kind != "quantity" or value.unit is not None:
+        out.append(Finding(value.start, value.end, value.kind, "absent"))
 
 
 def _clause_keys(context: Sequence[str]) -> list[tuple[int, int, int, set[str]]]:
