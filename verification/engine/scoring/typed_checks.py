@@ -46,6 +46,7 @@ from ..types import TokenProb
 from .fields import field_findings
 from .findings import Finding
 from .name_swaps import name_swap_findings
+from .near_numbers import near_number_findings
 from .polarity import polarity_findings
 from .records import record_findings
 from .roles import role_findings
@@ -914,6 +915,7 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     found += role_findings(context, answer)
     found += name_swap_findings(context, answer, found)
     found += field_findings(context, answer, found)
+    found += near_number_findings(context, answer, found, query)
     flips = [f for f in found if f.kind in ("negation", "antonym") and f.verdict == "conflict"]
     judged = [
         (s, e) for s, e in clause_spans(answer) if any(f.start < e and s < f.end for f in flips)
