@@ -6,12 +6,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from security.urlguard import UnsafeUrl
 from tenants.llm_providers import MODEL_NAME_RE, PREFIX_RE, LLMProvider
 from tenants.models import Tenant
 from tenants.provider_actions import clashing_models
 
 from .egress import check_api_base, guard_litellm
-from .webhooks.urlguard import UnsafeUrl
 
 
 def field_errors(
