@@ -9,10 +9,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from knowledge.metadata import MetadataError, clean_filter
+from security.urlguard import UnsafeUrl, check_url
 from tenants.models import WebhookEndpoint
 from verification.engine.modes import AUTO, MODE_NAMES
 from verification.engine.text.messages import MessagesError, inputs_from_messages
-from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from .strict import StrictTypes
 

@@ -48,6 +48,9 @@ INSTALLED_APPS = [
     "api",
     "dashboard",
     "quality",
+    # its AppConfig loads the Celery app (workers/app.py) once Django is set up, so publishing
+    # from web processes uses the configured broker and carries the request id
+    "workers",
     "django_otp",
     "django_otp.plugins.otp_totp",
     "axes",  # after the apps whose sign-in it guards
@@ -328,7 +331,7 @@ TRUTHLENS = {
     "GATEWAY_STREAM_ANNOTATIONS": env_bool("TRUTHLENS_GATEWAY_STREAM_ANNOTATIONS", True),
 }
 
-from workers.celeryconfig import *  # noqa: E402,F403 - Celery settings live in their own module
+from .celery_settings import *  # noqa: E402,F403 - Celery settings live in their own module
 
 LOGGING = {
     "version": 1,

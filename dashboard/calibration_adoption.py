@@ -7,7 +7,7 @@ from quality.calibration import Proposal, TypedProposal
 from verification.engine.policy import Calibration, PolicyDocument, QueryTypeCalibration
 
 from .models import PolicyChange
-from .policy_actions import save_policy
+from .policy.actions import save_policy
 
 
 def _threshold(current: PolicyDocument, proposal: Proposal) -> float:

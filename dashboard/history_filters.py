@@ -16,7 +16,7 @@ from verification.engine.types import QUERY_TYPES
 from verification.models import JobStatus, VerificationJob
 
 from .daterange import MAX_YEAR, MIN_YEAR, bounded_year
-from .policy_forms import MODES
+from .policy.forms import MODES
 
 ANY = "any"
 DATE = forms.DateInput(

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from tenants.models import Tenant
 from verification.engine.policy import PolicyDocument
 
-from .policy_yaml import dump_yaml
+from .policy.yaml_io import dump_yaml
 
 
 def _canonical(document: dict):

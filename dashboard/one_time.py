@@ -1,6 +1,6 @@
 """A secret shown once, across a redirect (POST → 303 → GET), so a refresh repeats nothing.
 
-The POST that creates a key or rotates a secret keeps it here, encrypted (`tenants.crypto`,
+The POST that creates a key or rotates a secret keeps it here, encrypted (`security.crypto`,
 like every secret at rest: the session lives in the database), and redirects; the GET
 that follows takes it out and shows it. A second GET (a refresh) finds nothing: the
 secret is gone for good and nothing was created twice.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
-from tenants import crypto
+from security import crypto
 
 SESSION_KEY = "dashboard_one_time_secret"
 

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import httpx
 from django.conf import settings
 
-from verification.webhooks.urlguard import UnsafeUrl, check_url
+from security.urlguard import UnsafeUrl, check_url
 
 USER_AGENT = "TruthLens-Indexer/1.0"
 TIMEOUT_S = 20.0

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import httpx
 from django.conf import settings
 
+from security.urlguard import UnsafeUrl, check_url
 from verification.egress import search_client
-from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from .models import WebSearchSettings
 

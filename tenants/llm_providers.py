@@ -17,7 +17,7 @@ import re
 from django.db import models
 from django.utils import timezone
 
-from . import crypto
+from security import crypto
 
 #: litellm's provider prefixes look like `openai/` or `azure_ai/`.
 PREFIX_RE = re.compile(r"^[a-z][a-z0-9_\-]{0,40}/$")

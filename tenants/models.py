@@ -10,7 +10,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from . import crypto
+from security import crypto
+
 from .keys import NewKey, generate_key
 
 

@@ -24,8 +24,9 @@ import httpcore
 import httpx
 from django.conf import settings
 
+from security.urlguard import NonPublicAddress, UnsafeUrl, check_url
+
 from .engine.mitigation.llm_types import AddressRefused
-from .webhooks.urlguard import NonPublicAddress, UnsafeUrl, check_url
 
 #: The setting an operator uses to let tenants' LLM providers reach a private address.
 LLM_SETTING = "TRUTHLENS_LLM_ALLOWED_HOSTS"

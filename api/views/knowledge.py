@@ -16,8 +16,8 @@ from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
 from knowledge.metadata import MetadataError, clean_metadata, merge_metadata
 from knowledge.models import Document, DocumentVersion, KnowledgeBase, WebSearchSettings
+from security.urlguard import UnsafeUrl, check_url
 from tenants.audit import record
-from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..errors import Conflict
 from ..pagination import StrictLimitOffsetPagination

@@ -10,12 +10,8 @@ from rest_framework.response import Response
 from tenants.audit import record
 from tenants.llm_providers import LLMProvider, served_models
 from tenants.models import Tenant
-from tenants.provider_actions import (
-    check_connection,
-    delete_provider,
-    field_errors,
-    save_provider,
-)
+from tenants.provider_actions import delete_provider, save_provider
+from verification.provider_checks import check_connection, field_errors
 from verification.tenant_config import policy_for
 
 from ..strict import StrictTypes

@@ -30,12 +30,12 @@ from verification.engine.search_controls import search_errors
 from verification.models import DetectedSpan, UsageRecord, VerificationJob
 from verification.models.jobs import FINAL_STATUSES
 from verification.partitions import add_months, month_floor
+from verification.queue.wait import wait_for
 from verification.serializers import (
     VerificationSerializer,
     accepted_representation,
     verification_headers,
 )
-from verification.stages.wait import wait_for
 from verification.tenant_config import not_served, policy_for, request_errors
 
 from ..errors import Conflict

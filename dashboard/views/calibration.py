@@ -13,7 +13,7 @@ from quality.models import Evaluation
 from tenants.audit import record
 
 from ..calibration_adoption import adopt
-from ..policy_actions import current_document, current_version
+from ..policy.actions import current_document, current_version
 from ..scoping import tenant_view
 from .evaluations import _evaluation
 

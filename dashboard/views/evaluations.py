@@ -21,8 +21,8 @@ from verification.tenant_config import available_to
 
 from .. import quality_charts
 from ..models import PolicyChange
-from ..policy_actions import current_document, current_version
-from ..policy_yaml import PolicyImportError, load_yaml
+from ..policy.actions import current_document, current_version
+from ..policy.yaml_io import PolicyImportError, load_yaml
 from ..scoping import tenant_view
 
 DRAFT = "draft"

@@ -14,8 +14,8 @@ from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
 from knowledge.models import Document, DocumentVersion, KnowledgeBase, WebSearchSettings
 from knowledge.retrieval import MIN_SIMILARITY, search
+from security.urlguard import UnsafeUrl, check_url
 from tenants.audit import record
-from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from ..scoping import tenant_view
 

@@ -16,12 +16,8 @@ from tenants import auth_cache
 from tenants.audit import record
 from tenants.llm_providers import LLMProvider, served_models
 from tenants.models import Tenant
-from tenants.provider_actions import (
-    check_connection,
-    delete_provider,
-    field_errors,
-    save_provider,
-)
+from tenants.provider_actions import delete_provider, save_provider
+from verification.provider_checks import check_connection, field_errors
 
 from ..scoping import tenant_view
 

@@ -8,7 +8,7 @@ from django.shortcuts import render
 from verification.models import VerificationJob
 
 from ..arms import arms_for, grouped
-from ..policy_actions import current_document
+from ..policy.actions import current_document
 from ..scoping import tenant_view
 
 

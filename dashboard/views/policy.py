@@ -11,10 +11,10 @@ from tenants.models import Policy
 from verification.tenant_config import available_to, usable_models
 
 from ..models import PolicyChange
-from ..policy_actions import StalePolicy, current_document, save_policy
-from ..policy_forms import YamlImportForm
-from ..policy_submit import editor_forms, read_submission
-from ..policy_yaml import dump_yaml, yaml_diff
+from ..policy.actions import StalePolicy, current_document, save_policy
+from ..policy.forms import YamlImportForm
+from ..policy.submit import editor_forms, read_submission
+from ..policy.yaml_io import dump_yaml, yaml_diff
 from ..scoping import tenant_view
 
 

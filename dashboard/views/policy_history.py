@@ -12,8 +12,8 @@ from tenants.audit import record
 
 from ..models import PolicyChange
 from ..paging import page_or_first
-from ..policy_actions import UnpublishablePolicy, current_version, restore_version
-from ..policy_yaml import problem_messages
+from ..policy.actions import UnpublishablePolicy, current_version, restore_version
+from ..policy.yaml_io import problem_messages
 from ..scoping import tenant_view
 
 

@@ -9,9 +9,9 @@ from tenants.audit import record
 from verification.tenant_config import available_to
 
 from ..models import PolicyChange
-from ..policy_actions import StalePolicy, current_document, current_version, save_policy
-from ..policy_forms import ImportConfirmForm, YamlImportForm
-from ..policy_yaml import PolicyImportError, load_yaml, yaml_diff
+from ..policy.actions import StalePolicy, current_document, current_version, save_policy
+from ..policy.forms import ImportConfirmForm, YamlImportForm
+from ..policy.yaml_io import PolicyImportError, load_yaml, yaml_diff
 from ..scoping import tenant_view
 
 

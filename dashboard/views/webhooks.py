@@ -18,13 +18,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from security.urlguard import UnsafeUrl, check_url
 from tenants.audit import record
 from tenants.models import WebhookEndpoint
 from verification.models import WebhookDelivery
 from verification.webhooks.delivery import RESPONSE_BODY_BYTES
 from verification.webhooks.dispatch import replay
 from verification.webhooks.probe import send_test_event
-from verification.webhooks.urlguard import UnsafeUrl, check_url
 
 from .. import one_time
 from ..paging import page_or_first

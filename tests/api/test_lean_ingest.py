@@ -17,8 +17,8 @@ from tenants import auth_cache
 from tenants.models import ApiKey, Plan
 from tests.conftest import client_for
 from verification.models import MonthlyJobCount, OutboxMessage, VerificationJob
+from verification.queue import relay
 from verification.serializers import VerificationSerializer, verification_headers
-from verification.stages import relay
 
 #: an accepted POST with the key's entry cached: the job, its outbox message and the quota
 #: counter in one statement; the outbox message marked published; the request log row

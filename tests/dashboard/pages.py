@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from dashboard.policy_actions import current_document, save_policy
+from dashboard.policy.actions import current_document, save_policy
 from knowledge.models import Document, KnowledgeBase
 from tenants.models import Membership, WebhookEndpoint
 from tenants.provider_actions import save_provider

@@ -19,7 +19,7 @@ import pytest
 from django.utils import timezone
 
 from dashboard.management.commands.dashboard_screenshots import ARGS
-from dashboard.policy_actions import current_document
+from dashboard.policy.actions import current_document
 
 from .conftest import PASSWORD, add_span, add_usage, make_job
 

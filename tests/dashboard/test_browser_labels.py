@@ -15,7 +15,7 @@ import pytest
 from django.utils import timezone
 
 from dashboard.models import PolicyChange
-from dashboard.policy_actions import current_document, current_version, save_policy
+from dashboard.policy.actions import current_document, current_version, save_policy
 from quality.evaluation import run_evaluation
 from quality.models import Dataset, Evaluation, Label, QualitySettings, ReviewItem
 from tenants.models import Membership

@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from dashboard.models import PolicyChange
-from dashboard.policy_actions import current_document, save_policy
+from dashboard.policy.actions import current_document, save_policy
 from tenants.models import Policy
 from verification.engine.policy import PolicyDocument
 

@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from dashboard.models import PolicyChange
-from dashboard.policy_actions import current_document, save_policy
-from dashboard.policy_yaml import PolicyImportError, dump_yaml, load_yaml
+from dashboard.policy.actions import current_document, save_policy
+from dashboard.policy.yaml_io import PolicyImportError, dump_yaml, load_yaml
 from tenants.models import Policy
 from verification.engine.policy import PolicyDocument
 

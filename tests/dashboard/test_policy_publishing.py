@@ -7,10 +7,10 @@ import pytest
 from django.urls import reverse
 
 from dashboard.models import PolicyChange
-from dashboard.policy_actions import current_document, save_policy
-from dashboard.policy_forms import DecisionForm, GlobalSettingsForm
-from dashboard.policy_labels import human_loc
-from dashboard.policy_yaml import dump_yaml
+from dashboard.policy.actions import current_document, save_policy
+from dashboard.policy.forms import DecisionForm, GlobalSettingsForm
+from dashboard.policy.labels import human_loc
+from dashboard.policy.yaml_io import dump_yaml
 from tenants.models import Policy
 from verification.engine.policy import PolicyDocument
 from verification.engine.policy_checks import check_policy, model_name_problem

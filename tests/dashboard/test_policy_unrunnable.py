@@ -9,8 +9,8 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from dashboard.models import PolicyChange
-from dashboard.policy_actions import current_document, save_policy
-from dashboard.policy_yaml import dump_yaml
+from dashboard.policy.actions import current_document, save_policy
+from dashboard.policy.yaml_io import dump_yaml
 from tenants.models import Policy
 from verification.engine.policy import PolicyDocument
 from verification.engine.policy_checks import Available, check_policy

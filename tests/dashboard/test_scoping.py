@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from dashboard import urls as dashboard_urls
 from dashboard.models import PolicyChange
-from dashboard.policy_actions import save_policy
+from dashboard.policy.actions import save_policy
 from knowledge.models import Document, DocumentVersion, KnowledgeBase
 from quality.models import Dataset, Evaluation, ReviewItem
 from tenants.models import ApiKey, Invitation, Membership

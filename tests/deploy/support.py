@@ -79,7 +79,7 @@ def env_example() -> dict[str, str]:
 
 
 def celery_queues() -> set[str]:
-    text = (ROOT / "workers" / "celeryconfig.py").read_text()
+    text = (ROOT / "config" / "celery_settings.py").read_text()
     return set(re.findall(r"""Queue\(\s*["']([a-z_]+)["']""", text))
 
 

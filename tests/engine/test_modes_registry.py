@@ -32,7 +32,7 @@ def test_the_policy_accepts_exactly_the_registered_modes():
 
 def test_the_api_and_the_policy_editor_offer_the_registered_modes():
     from api.serializers import VerificationRequestSerializer
-    from dashboard.policy_forms import MODES as FORM_MODES
+    from dashboard.policy.forms import MODES as FORM_MODES
 
     field = VerificationRequestSerializer().fields["mode"]
     assert list(field.choices) == [*MODE_NAMES, AUTO]

@@ -16,9 +16,9 @@ from verification.actions.create import NewVerification, create_verification
 from verification.actions.stages import claim_mitigation
 from verification.engine.job_plan import JobPlan
 from verification.models import JobStage, OutboxMessage
+from verification.queue.enqueue import STAGE_TASKS, enqueue_stage
 from verification.stages import mitigate as mitigate_stage
 from verification.stages.detect import process_jobs
-from verification.stages.enqueue import STAGE_TASKS, enqueue_stage
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import time
 
 import redis
 
-from verification.stages import wait
+from verification.queue import wait
 
 
 def test_completions_reuse_one_client_and_its_connection_pool(monkeypatch, settings):

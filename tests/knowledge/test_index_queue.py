@@ -9,10 +9,10 @@ import pytest
 import redis
 from django.conf import settings
 
+from config.celery_settings import CELERY_TASK_QUEUES
 from knowledge import indexing
 from knowledge.encoder import encode
 from knowledge.queueing import QUEUE_INDEX, send_index
-from workers.celeryconfig import CELERY_TASK_QUEUES
 from workers.tasks.knowledge import index_document
 
 

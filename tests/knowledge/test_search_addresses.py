@@ -6,8 +6,8 @@ import pytest
 
 from knowledge.models import WebSearchSettings
 from knowledge.web_search import WebSearchError, search
+from security import urlguard
 from tests.security.test_provider_addresses import PUBLIC, Rebinding
-from verification.webhooks import urlguard
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dashboard.models import PolicyChange
-from dashboard.policy_actions import current_document, current_version, save_policy
+from dashboard.policy.actions import current_document, current_version, save_policy
 from quality import calibration
 from quality.models import Dataset, Evaluation
 from tenants.models import AuditEvent

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dashboard.models import PolicyChange
-from dashboard.policy_actions import current_document, save_policy
+from dashboard.policy.actions import current_document, save_policy
 from quality import calibration
 from verification.engine.detectors.registry import load_detector
 from verification.engine.job_plan import detection_config

@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from dashboard.models import PolicyChange
-from dashboard.policy_actions import save_policy
+from dashboard.policy.actions import save_policy
 from quality import datasets
 from quality.evaluation import run_evaluation, start_evaluation
 from quality.models import Evaluation

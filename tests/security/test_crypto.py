@@ -2,7 +2,7 @@ import pytest
 from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 
-from tenants import crypto
+from security import crypto
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
-from dashboard.policy_actions import save_policy
+from dashboard.policy.actions import save_policy
 from knowledge.models import Document, DocumentVersion, KnowledgeBase
 from quality.models import Dataset, Evaluation
 from tenants.invitations import Invitation

@@ -8,10 +8,10 @@ import socket
 
 import pytest
 
+from security import urlguard
 from tests.fixtures.llm import configure_llm
 from verification.engine.mitigation import LLMError
 from verification.tenant_config import client_for, model_config
-from verification.webhooks import urlguard
 
 pytestmark = pytest.mark.django_db
 PUBLIC = "93.184.216.34"

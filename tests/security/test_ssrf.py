@@ -10,9 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
+from security import urlguard
 from verification.models import VerificationJob, WebhookAttempt, WebhookDelivery
 from verification.webhooks import delivery as transport
-from verification.webhooks import urlguard
 from verification.webhooks.dispatch import attempt_delivery
 
 pytestmark = pytest.mark.django_db

@@ -2,8 +2,8 @@ import socket
 
 import pytest
 
-from verification.webhooks import urlguard
-from verification.webhooks.urlguard import UnsafeUrl, check_url
+from security import urlguard
+from security.urlguard import UnsafeUrl, check_url
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from ..engine.mitigation.result import MitigationResult
 from ..engine.modes import MODES
 from ..engine.types import DetectionResult
 from ..models import DetectedSpan, JobStage, JobStatus, VerificationJob
-from ..stages.wait import job_finished
+from ..queue.wait import job_finished
 from ..webhooks import dispatch as webhooks
 from . import trajectory
 

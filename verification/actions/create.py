@@ -18,9 +18,9 @@ from tenants.models import DEFAULT_RETENTION_MONTHS, ApiKey, Tenant
 
 from ..billing.meter import month_start, next_month, spend_since
 from ..models import JobStage, OutboxMessage, VerificationJob
-from ..stages import relay
-from ..stages.enqueue import STAGE_TASKS, publish_message
-from ..stages.relay import Message
+from ..queue import relay
+from ..queue.enqueue import STAGE_TASKS, publish_message
+from ..queue.relay import Message
 
 
 class IdempotencyConflict(Exception):

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from ..engine.job_plan import JobPlan
 from ..models import JobStage, JobStatus, VerificationJob
-from ..stages.enqueue import enqueue_stage
+from ..queue.enqueue import enqueue_stage
 from .claim import lease
 
 

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from ..models import JobStage, JobStatus, OutboxMessage, VerificationJob
-from ..stages.enqueue import enqueue_stage, publish_outbox
+from ..queue.enqueue import enqueue_stage, publish_outbox
 from .claim import lease
 from .complete import fail_job
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import httpx
 
+from security.urlguard import Unresolvable, UnsafeUrl, check_url
+
 from . import signing
-from .urlguard import Unresolvable, UnsafeUrl, check_url
 
 USER_AGENT = "TruthLens-Webhooks/1.0"
 RESPONSE_BODY_BYTES = 2048  # how much of the receiver's answer the delivery log keeps

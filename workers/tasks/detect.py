@@ -9,8 +9,8 @@ from django.conf import settings
 
 from observability import metrics, tracing
 from verification.actions.claim import claim, claim_more
+from verification.queue.enqueue import DETECT
 from verification.stages.detect import process_jobs
-from verification.stages.enqueue import DETECT
 
 from .options import JOB_TASK_OPTIONS
 

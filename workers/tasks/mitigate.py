@@ -7,7 +7,7 @@ from celery import shared_task
 from observability import tracing
 from observability.logcontext import bind
 from verification.actions.stages import claim_mitigation
-from verification.stages.enqueue import MITIGATE
+from verification.queue.enqueue import MITIGATE
 
 from .options import JOB_TASK_OPTIONS
 

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from dashboard.demo_scenarios import DEMO_POLICY, MODEL_PRICE, MODELS, PLANS, SCENARIOS
 from dashboard.models import PolicyChange
-from dashboard.policy_actions import save_policy
+from dashboard.policy.actions import save_policy
 from tenants.models import ApiKey, Membership, Plan, Tenant, WebhookEndpoint
 from verification.billing.usage import price_for
 from verification.engine.policy import PolicyDocument

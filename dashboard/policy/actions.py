@@ -10,7 +10,7 @@ from verification.engine.policy import PolicyDocument
 from verification.engine.policy_checks import Problem, check_policy
 from verification.tenant_config import available_to
 
-from .models import PolicyChange
+from ..models import PolicyChange
 
 
 class StalePolicy(Exception):

@@ -7,8 +7,8 @@ input and in the list of problems, and `dump` paths (YAML import) read the same 
 
 from __future__ import annotations
 
-from .policy_decision_form import CONFIG_FIELDS, DecisionForm
-from .policy_forms import GlobalSettingsForm
+from .decision_form import CONFIG_FIELDS, DecisionForm
+from .forms import GlobalSettingsForm
 
 SECTIONS = {
     "standard": "Standard mode",

@@ -1,4 +1,5 @@
-"""Celery settings (imported into Django settings; read with namespace "CELERY").
+"""Celery settings (imported into Django settings; the Celery app in `workers/app.py` reads
+them with namespace "CELERY").
 
 Reliability choices: tasks ack late and are re-queued when a worker dies
 (every task is idempotent on its job id), the prefetch multiplier is 1 so
@@ -17,7 +18,7 @@ from __future__ import annotations
 from celery.schedules import crontab
 from kombu import Queue
 
-from config.env import env_float, env_int, env_str
+from .env import env_float, env_int, env_str
 
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", env_str("REDIS_URL", "redis://127.0.0.1:6379/0"))
 CELERY_RESULT_BACKEND = None  # results live in Postgres, not in the broker

@@ -10,7 +10,7 @@ import yaml
 from verification.engine.policy import PolicyDocument
 from verification.engine.policy_checks import Available, Problem, check_policy
 
-from .policy_labels import human_loc
+from .labels import human_loc
 
 
 class PolicyImportError(ValueError):

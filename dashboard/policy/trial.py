@@ -17,9 +17,9 @@ from verification.engine.policy import PolicyDocument, Resolved
 from verification.engine.query_types import KnownTypes, classify_query
 from verification.tenant_config import available_to, service_detector
 
-from .policy_actions import current_document, current_version
-from .policy_submit import read_submission
-from .policy_yaml import PolicyImportError, dump_yaml, load_yaml
+from .actions import current_document, current_version
+from .submit import read_submission
+from .yaml_io import PolicyImportError, dump_yaml, load_yaml
 
 
 @dataclass

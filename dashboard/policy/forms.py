@@ -16,8 +16,8 @@ from django import forms
 from verification.engine.policy import PolicyDocument
 from verification.engine.types import QUERY_TYPES
 
-from .policy_decision_form import DecisionForm, DecisionFormSet
-from .policy_fields import (
+from .decision_form import DecisionForm, DecisionFormSet
+from .fields import (
     MODES,
     MODES_AUTO,
     SEARCH_SOURCES,
@@ -27,7 +27,7 @@ from .policy_fields import (
     number,
     text,
 )
-from .policy_tool_forms import ImportConfirmForm, PolicyTestForm, YamlImportForm
+from .tool_forms import ImportConfirmForm, PolicyTestForm, YamlImportForm
 
 __all__ = [
     "DecisionForm",

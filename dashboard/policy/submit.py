@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from verification.engine.policy import PolicyDocument
 from verification.engine.policy_checks import Available, Problem, check_policy
 
-from .policy_forms import DecisionForm, DecisionFormSet, GlobalSettingsForm
-from .policy_labels import decision_field, global_label, human_loc
+from .forms import DecisionForm, DecisionFormSet, GlobalSettingsForm
+from .labels import decision_field, global_label, human_loc
 
 
 @dataclass

@@ -11,8 +11,8 @@ import logging
 from django.shortcuts import render
 
 from ..highlight import numbered_segments
-from ..policy_forms import PolicyTestForm
-from ..policy_trial import draft_from_editor, run_trial, trial_policy
+from ..policy.forms import PolicyTestForm
+from ..policy.trial import draft_from_editor, run_trial, trial_policy
 from ..scoping import tenant_view
 
 log = logging.getLogger(__name__)

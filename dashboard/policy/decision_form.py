@@ -13,7 +13,7 @@ from django.forms import formset_factory
 
 from verification.engine.policy import Decision, HallucinationConfig
 
-from .policy_fields import (
+from .fields import (
     CONDITION_TYPES,
     MODES_AUTO,
     SEARCH_SOURCES,
