@@ -15,9 +15,7 @@ MEALS = (
 
 
 def conflicts(context: str, answer: str) -> list[str]:
-    return [
-        answer[f.start : f.end] for f in check([context], answer) if f.verdict == "conflict"
-    ]
+    return [answer[f.start : f.end] for f in check([context], answer) if f.verdict == "conflict"]
 
 
 @pytest.mark.parametrize(
@@ -40,7 +38,8 @@ def conflicts(context: str, answer: str) -> list[str]:
 def test_a_copied_figure_with_one_digit_wrong_or_two_swapped_conflicts(context, wrong, said):
     assert said in conflicts(context, wrong)
     found = near_number_findings([context], wrong, [])
-    assert found and found[0].evidence is not None
+    assert found
+    assert found[0].evidence is not None
     i, s, e = found[0].evidence
     assert context[s:e] != said
 
