@@ -482,3 +482,42 @@ def test_only_a_rate_stated_per_period_is_multiplied_by_the_days_of_a_week():
     leave = "Employees accrue 1.5 days of paid leave per month worked."
     assert _unsettled(leave, "Staff earn 1.5 leave days a month, 18 days over a year.") == []
     assert "20 days" in _unsettled(leave, "Staff earn 1.5 leave days a month, 20 days over a year.")
+
+
+def test_a_time_plus_a_duration_needs_the_duration_beside_the_time_or_in_the_answer():
+    handbook = (
+        "The rotation hands over every Tuesday at 10:00 CET. The outgoing engineer must post a "
+        "handover note by 09:30 the same day. Pages not acknowledged within 15 minutes escalate."
+    )
+    assert _unsettled(handbook, "Post the handover note by 09:30 that morning.") == []
+    # 09:30 plus the 15 minutes of another sentence is no worked-out time
+    assert "09:45" in _unsettled(handbook, "Post the handover note by 09:45 that morning.")
+    programme = "10:45 Break (15 minutes).\n11:00 Panel: Responsible AI (75 minutes).\n12:15 Lunch."
+    assert (
+        _unsettled(programme, "The panel starts at 11:00 and runs 75 minutes, ending at 12:15.")
+        == []
+    )
+    assert "12:30" in _unsettled(
+        programme, "The panel starts at 11:00 and runs 75 minutes, ending at 12:30."
+    )
+
+
+def test_the_users_own_time_plus_a_stated_gap_is_worked_out():
+    context = "Leave at least 4 hours between doses. Do not take more than 6 tablets in 24 hours."
+    query = "I took two tablets at 7:30am. When can I take the next dose?"
+    right = "Doses need to be at least four hours apart, so the earliest is 11:30 am."
+    assert _unsettled(context, right, query) == []
+    assert "12:30 pm" in _unsettled(context, right.replace("11:30 am", "12:30 pm"), query)
+
+
+def test_a_clock_time_of_the_answers_own_lifts_the_score_over_the_uncertainty_band():
+    from verification.engine.scoring.typed_checks import ABSENT_TIME_FLOOR, floor_score
+
+    context = "Dosage: Take one 500 mg tablet every 8 hours, with or after food."
+    query = "If I take my first tablet at 6 am, when should I take the other doses?"
+    right = "With one tablet every eight hours from 6 am, your next doses fall at 2 pm and 10 pm."
+    wrong = right.replace("10 pm", "11 pm")
+    assert _unsettled(context, right, query) == []
+    assert _unsettled(context, wrong, query) == ["11 pm"]
+    assert floor_score(0.3, check([context], wrong, query), [context]) == ABSENT_TIME_FLOOR
+    assert floor_score(0.3, check([context], right, query), [context]) == 0.3

@@ -67,6 +67,11 @@ MATCH_CAP = 0.05
 CONFLICT_FLOOR = 0.95
 #: An unsupported value: flagged at the default threshold, below a contradiction.
 ABSENT_FLOOR = 0.7
+#: The least score of an answer stating a clock time that the context neither states nor
+#: lets one work out (a stated time plus a duration beside it): above the threshold and its
+#: uncertainty band. On the customer-style development sets such a time was the answer's
+#: own on 5 wrong answers and no faithful one.
+ABSENT_TIME_FLOOR = 0.65
 #: How much of an answer sentence's content must recur in a context sentence before a
 #: polarity or antonym difference between them counts as a flip, not another statement.
 SENTENCE_OVERLAP = 0.6
@@ -216,8 +221,9 @@ def _derived(
     sum of all of them ("fell by 23 minutes" from 94 to 71; a total of transactions), or a
     stated rate times a quantity `asked` in the user's question ("€5 per month" for "two
     months" is €10), or a time is a stated time plus a stated duration."""
-    if value.kind == "time":
-        return _time_plus_duration(value, stated)
+    if value.kind == "time":  # the user's own times and durations count as the answer's
+        mine = [(-3, "", v) for v in asked if v.kind in ("time", "quantity")]
+        return _time_plus_duration(value, stated + mine)
     if value.kind == "date":
         return _date_plus_days(value, stated)
     if value.kind == "year":
@@ -549,16 +555,28 @@ def _year_derived(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
 
 def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
     """A time that is a stated time plus a stated duration ("2:30 pm, 45 minutes": done
-    by 3:15 pm)."""
-    times = [c[2] for c in stated if c[2].kind == "time"]
-    durations = [
-        c[2].base() for c in stated if c[2].kind == "quantity" and c[2].unit in ("min", "h")
-    ]
+    by 3:15 pm). The duration is stated beside the result (the answer's own sentence) or
+    in the same sentence as the time: any time of a timetable plus any duration it names
+    ("a 15-minute break") would pass most wrong times."""
+    times = [c for c in stated if c[2].kind == "time"]
+    durations = [c for c in stated if c[2].kind == "quantity" and c[2].unit in ("min", "h")]
     minutes = value.canon[0] * 60 + value.canon[1]
     return any(
-        (t.canon[0] * 60 + t.canon[1] + round(d / 60) - minutes) % (12 * 60) == 0
-        for t in times
-        for d in durations
+        (t.canon[0] * 60 + t.canon[1] + round(d.base() / 60) - minutes) % (12 * 60) == 0
+        and _together((i, passage, t), (j, theirs, d))
+        for i, passage, t in times
+        for j, theirs, d in durations
+    )
+
+
+def _together(time: tuple[int, str, Value], duration: tuple[int, str, Value]) -> bool:
+    """Whether a duration may be added to a time: it is the answer's own operand or the
+    user's, or both stand in one sentence (or line) of the same passage."""
+    (i, passage, t), (j, _, d) = time, duration
+    if j < 0:  # the answer's own operand, or the user's
+        return True
+    return i == j and sentence_around(passage, t.start, t.end) == sentence_around(
+        passage, d.start, d.end
     )
 
 
@@ -757,19 +775,9 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
         # A leading "No," answers the question; it negates nothing in the sentence.
         particle = _PARTICLE.match(sentence)
         ours = _negation(sentence, particle.end() if particle else 0)
-        theirs = _negation(evidence)
-        if (
-            bool(ours) != bool(theirs)
-            and states_something(evidence)  # not a table row or a heading
-            and not _CONDITION.match(sentence)
-            and not _structured(context[i])
-            and not _same_polarity(sentence, evidence)
-            and (
-                _negates_shared_words(sentence, ours, evidence)
-                if ours
-                else theirs is not None and _negates_shared_words(evidence, theirs, sentence)
-            )
-        ):
+        flipped = (i, cs, ce) if _flips(sentence, ours, context[i], evidence) else None
+        if flipped is not None:
+            i, cs, ce = flipped
             target = ours or _AUX.search(sentence)
             a, b = (s + target.start(), s + target.end()) if target else (s, e)
             what = "negates what the context states" if ours else "affirms what the context negates"
@@ -799,6 +807,24 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
                     Finding(s + m.start(), s + m.end(), "class", "conflict", (i, cs, ce), reason)
                 )
     return out
+
+
+def _flips(sentence: str, ours: re.Match[str] | None, passage: str, evidence: str) -> bool:
+    """Whether `sentence` negates what `evidence` (a clause of `passage`) states, or
+    states what it negates, about the words they share."""
+    theirs = _negation(evidence)
+    return (
+        bool(ours) != bool(theirs)
+        and states_something(evidence)  # not a table row or a heading
+        and not _CONDITION.match(sentence)
+        and not _structured(passage)
+        and not _same_polarity(sentence, evidence)
+        and (
+            _negates_shared_words(sentence, ours, evidence)
+            if ours
+            else theirs is not None and _negates_shared_words(evidence, theirs, sentence)
+        )
+    )
 
 
 def _negation(text: str, pos: int = 0) -> re.Match[str] | None:
@@ -944,13 +970,16 @@ def adjust(tokens: Sequence[TokenProb], findings: Sequence[Finding]) -> list[Tok
 
 
 def floor_score(score: float, findings: Sequence[Finding], context: Sequence[str] = ()) -> float:
-    """An answer with a contradicted value scores at least as a contradiction. Not in a
-    long context: there a conflict is weaker evidence (see `LONG_CONTEXT_CHARS`), and it
-    counts through its raised tokens like any other signal."""
+    """An answer with a contradicted value scores at least as a contradiction, one with a
+    clock time of its own at least `ABSENT_TIME_FLOOR`. Not in a long context: there a
+    conflict is weaker evidence (see `LONG_CONTEXT_CHARS`), and it counts through its
+    raised tokens like any other signal."""
     if _is_long(context):
         return score
     if any(f.verdict == "conflict" for f in findings):
         return max(score, CONFLICT_FLOOR)
+    if any(f.kind == "time" and f.verdict == "absent" for f in findings):
+        return max(score, ABSENT_TIME_FLOOR)
     return score
 
 
