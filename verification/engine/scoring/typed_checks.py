@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from ..text.sentences import clause_spans, sentence_at, split_sentences, states_something
 from ..text.words import content_keys, stem
 from ..types import TokenProb
+from .booleans import boolean_findings
 from .fields import field_findings
 from .findings import Finding
 from .name_swaps import name_swap_findings
@@ -942,6 +943,7 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     found += name_swap_findings(context, answer, found)
     found += field_findings(context, answer, found)
     found += near_number_findings(context, answer, found, query)
+    found += boolean_findings(context, answer, found)
     flips = [f for f in found if f.kind in ("negation", "antonym") and f.verdict == "conflict"]
     judged = [
         (s, e) for s, e in clause_spans(answer) if any(f.start < e and s < f.end for f in flips)
