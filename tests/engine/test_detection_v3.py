@@ -6,8 +6,10 @@ changes nothing. Then the precise-contradiction rule, derived durations, values 
 other languages and knowledge-base claims.
 """
 
+import re
 import string
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +22,7 @@ from verification.engine.scoring.evidence_rules import (
     damp_function_words,
     precise_labels,
 )
+from verification.engine.scoring.typed_values import values
 from verification.engine.text.locale_numbers import to_english_notation
 from verification.engine.types import Span, TokenProb
 
@@ -161,14 +164,19 @@ def test_a_spanish_answer_with_a_wrong_figure_is_detected():
 
 def test_other_notations_are_read_as_english_ones():
     for text, lang, english in [
-        ("Kosten: 1.250,50 €", "de", "Kosten: 1,250.50 €"),
+        ("Kosten: 1.250,50 €", "de", "Kosten: €1,250.50"),
         ("Il part à 14 h 30.", "fr", "Il part à 14:30."),
         ("会議は15時に始まります", "ja", "会議は15:00に始まります"),
+        ("Abfahrt am 14. Juli 2026", "de", "Abfahrt am 14 July 2026"),
+        ("el martes 8 de diciembre de 2025", "es", "el martes 8 December 2025"),
+        ("dal 12 agosto, 5 settimane", "it", "dal 12 August, 5 weeks"),
+        ("soit 975 € au total", "fr", "soit €975 au total"),
+        ("für drei Monate, 4 Stunden und 55 Minuten", "de", "für 3 months, 4 hours and 55 minutes"),
     ]:
         rewritten = to_english_notation(text, lang)
         assert rewritten.text == english
         # offsets map back onto the original characters
-        start = english.index("1") if lang != "ja" else english.index("15")
+        start = re.search(r"\d", english).start()
         lo, hi = rewritten.span(start, start + 5)
         assert text[lo:hi].strip() in text
 
@@ -336,3 +344,39 @@ def test_a_frequency_named_from_the_contexts_noun_is_no_rival_and_decimals_keep_
         "annually saves you $24.00."
     )
     assert _conflicts(plan, answer) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "said", "kind", "canon"),
+    [
+        ("Ankunft am 14. Juli 2026.", "de", "14. Juli 2026", "date", (7, 14, 2026)),
+        ("Llega el 8 de diciembre.", "es", "8 de diciembre", "date", (12, 8, None)),
+        ("Le total est de 975 € par mois.", "fr", "975 €", "quantity", (975.0,)),
+        ("En total pagaréis 29 euros.", "es", "29 euros", "quantity", (29.0,)),
+        (
+            "Die Fahrt dauert 4 Stunden und 55 Minuten.",
+            "de",
+            "4 Stunden und 55 Minuten",
+            "quantity",
+            (295.0,),
+        ),
+        ("Il rinnovo richiede 5 settimane.", "it", "5 settimane", "quantity", (5.0,)),
+    ],
+)
+def test_dates_money_and_units_of_other_languages_are_values_at_their_own_offsets(
+    text, lang, said, kind, canon
+):
+    rewritten = to_english_notation(text, lang)
+    [value] = [v for v in values(rewritten.text) if v.kind == kind]
+    assert value.canon == canon
+    lo, hi = rewritten.span(value.start, value.end)
+    assert text[lo:hi].rstrip(".") == said
+
+
+def test_a_french_answer_with_a_wrong_date_is_detected():
+    context = ["Votre réservation à l'Hôtel des Tilleuls est confirmée du 18 au 22 juillet 2026."]
+    wrong = run(context, "Votre séjour commence le 14 juillet 2026 et dure quatre nuits.")
+    right = run(context, "Votre séjour commence le 18 juillet 2026 et dure quatre nuits.")
+    assert wrong.detected is True
+    assert right.detected is False
+    assert [s.text for s in wrong.spans] == ["14 juillet 2026"]

@@ -468,8 +468,9 @@ def _own_operands(answer: str, value: Value) -> list[Value]:
 
 
 def _date_plus_days(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
-    """A date that is a stated date plus a stated number of days or weeks ("net 30 days"
-    from 1 March is 31 March; shipped 26 February, 5 transit days: 2 March)."""
+    """A date that is a stated date plus or minus a stated number of days or weeks ("net
+    30 days" from 1 March is 31 March; shipped 26 February, 5 transit days: 2 March; 14
+    days before 1 March is 15 February)."""
     month, day, year = value.canon
     dates = [c[2].canon for c in stated if c[2].kind == "date"][:20]
     spans = [round(c[2].base() / 86400) for c in stated if c[2].kind == "quantity"
@@ -481,7 +482,9 @@ def _date_plus_days(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
             start = datetime.date(y or year or 2001, m, d)
         except ValueError:
             continue
+        # a number of days after a date, or before it ("apply 14 days before 1 March")
         ends = [start + datetime.timedelta(days=n) for n in spans]
+        ends += [start - datetime.timedelta(days=n) for n in spans]
         ends += [start + datetime.timedelta(days=n) for n, anchors in net if (m, d, y) in anchors]
         for n in terms:  # a term of N months from a date ends then, or the day before
             later = _add_months(start, n)
