@@ -27,8 +27,11 @@ too (the typed checks were audited on all fifteen, and
 `python -m verification.engine.train.customer` trains on them). Sets y and z
 were measured once at the end of that session (docs/benchmarks.md); za and zb were measured
 once on 2026-11-28 and are development sets from then on. Sets zc and zd,
-written blind to the code on 2026-11-28, are held out: measured once, when the
-next detector change is judged.
+written blind to the code on 2026-11-28, were measured once after the first
+change of the next session (2026-11-28, second session) and are development sets
+too; ze and zf, written blind the same way that session, were measured once at
+its end and stay out of training (`HELD_OUT` in `verification/engine/train/customer.py`)
+until fresh held-out sets replace them.
 
 Prints n, balanced accuracy of `detected` (the policy's own decision at its
 threshold), AUROC of the score, character-level span P/R/F1, the same per

@@ -264,7 +264,8 @@ def test_a_value_presented_as_worked_out_that_no_derivation_reproduces_is_unsupp
     unsettled = [f for f in found if f.verdict == "absent"]
     assert [(f.start, f.end) for f in unsettled] == [(66, 69)]
     assert "not confirmed" in unsettled[0].reason
-    assert [f for f in found if f.start < 66] == []  # 2 × $12 and 3 × $11 are worked out
+    # 2 × $12 and 3 × $11 are worked out, as settled as stated values
+    assert [(f.start, f.verdict) for f in found if f.start < 66] == [(19, "match"), (45, "match")]
     # the same figure stated flatly where the context states another is a contradiction
     assert conflicts(context, "Adult tickets are $13.") == ["$13"]
 

@@ -68,6 +68,8 @@ MATCH_CAP = 0.05
 CONFLICT_FLOOR = 0.95
 #: An unsupported value: flagged at the default threshold, below a contradiction.
 ABSENT_FLOOR = 0.7
+#: The reason of a `match` that the answer worked out from the context's values.
+WORKED_OUT_REASON = "worked out from the context's values"
 #: The least score of an answer stating a clock time that the context neither states nor
 #: lets one work out (a stated time plus a duration beside it): above the threshold and its
 #: uncertainty band. On the customer-style development sets such a time was the answer's
@@ -707,7 +709,10 @@ def _judge_value(
     if pool and _derived(
         value, operands, premises, approximate=said_about is not None, change=change
     ):
-        return  # a difference or sum of stated values: worked out, not contradicted
+        # a difference or sum of stated values: worked out, not contradicted, and as
+        # settled as a value the context states (the detector's own doubt is capped)
+        out.append(Finding(value.start, value.end, value.kind, "match", None, WORKED_OUT_REASON))
+        return
     if pool:
         i, passage, v = _closest(answer, value, pool)
         said = answer[value.start : value.end]
@@ -731,7 +736,8 @@ def _judge_value(
             Finding(value.start, value.end, value.kind, "conflict", (i, v.start, v.end), reason)
         )
     elif _derived(value, operands, premises, approximate=said_about is not None, change=change):
-        return  # worked out from values of another kind (a duration from two times)
+        # worked out from values of another kind (a duration from two times)
+        out.append(Finding(value.start, value.end, value.kind, "match", None, WORKED_OUT_REASON))
     elif value.kind != "quantity" or value.unit is not None:
         out.append(Finding(value.start, value.end, value.kind, "absent"))
 
