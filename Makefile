@@ -32,7 +32,7 @@ test: install lint
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy verification/engine
+	$(VENV)/bin/mypy api config dashboard knowledge observability quality security tenants verification workers
 	$(VENV)/bin/lint-imports
 
 fmt: install

@@ -17,6 +17,7 @@ import queue
 import threading
 import time
 from contextlib import nullcontext
+from typing import Any
 
 from django.conf import settings
 from django.db import (
@@ -73,7 +74,7 @@ class RequestLogMiddleware:
         started = time.monotonic()
         response = self.get_response(request)
         if request.path.startswith(PREFIX):
-            principal = getattr(request, "user", None)
+            principal: Any = getattr(request, "user", None)
             key = getattr(principal, "key", None)  # the API's TenantPrincipal
             if key is not None:
                 self._write(request, response, principal.tenant.pk, key.prefix, started)

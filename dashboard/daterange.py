@@ -87,7 +87,7 @@ def parse_range(params, default_days: int = 30) -> tuple[DateRange, DateRangeFor
 
 def form_errors(form: forms.Form) -> list[str]:
     """Every error of a bound form as one flat list (field errors named by their label)."""
-    out = []
+    out: list[str] = []
     for name, errors in form.errors.items():
         label = form.fields[name].label if name in form.fields else ""
         out.extend(f"{label}: {e}" if label else e for e in errors)

@@ -4,6 +4,8 @@
 into a month of jobs, spans, mitigation steps, usage and webhook deliveries. Only data here.
 """
 
+from typing import Any
+
 # plan name: (price per verification by mode, USD per 1k detector tokens, LLM markup,
 #             rate limit, monthly quota (0: none))
 PLANS = {
@@ -153,7 +155,7 @@ MODEL_PRICE = {
     "openai/gpt-4o": (2.5, 10.0),
 }
 
-DEMO_POLICY = {
+DEMO_POLICY: dict[str, Any] = {
     "default_mode": "auto",
     "threshold": 0.5,
     "premium": {

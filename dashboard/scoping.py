@@ -112,7 +112,7 @@ def tenant_view(view: View | None = None, *, edit: bool = False, staff: bool = F
             scope = resolve_scope(request)
             if scope is None:
                 return render(request, "dashboard/no_tenant.html", status=403)
-            request.scope = scope  # type: ignore[attr-defined] - templates read it
+            request.scope = scope  # type: ignore[attr-defined]  # templates read it
             # Pages answer in HTML inside the dashboard's frame; the project-wide
             # handlers answer problem+json, which suits the API, not a browser.
             try:

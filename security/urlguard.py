@@ -168,7 +168,7 @@ def resolve(host: str, port: int) -> list[IPAddress]:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         raise Unresolvable(f"host {host!r} does not resolve") from exc
-    return [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos]
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
 
 
 def check_url(url: str, allowed_hosts: Iterable[str] = ()) -> CheckedUrl:

@@ -86,7 +86,7 @@ def _tenant_of(request, target) -> Any:
     scope = getattr(request, "scope", None)
     if scope is not None:
         return scope.tenant
-    principal = getattr(request, "user", None)
+    principal: Any = getattr(request, "user", None)
     if getattr(principal, "key", None) is not None:
         return principal.tenant
     return getattr(target, "tenant", None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from typing import Any
 
 from celery import signals
 from django.conf import settings
@@ -20,7 +21,7 @@ from observability.logcontext import bind, request_id_var
 
 log = logging.getLogger(__name__)
 _started: dict[str, float] = {}
-_bound: dict[str, object] = {}
+_bound: dict[str, Any] = {}
 HEADER = "truthlens_request_id"
 
 

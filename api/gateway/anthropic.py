@@ -23,7 +23,7 @@ _adapter = LiteLLMAnthropicMessagesAdapter()
 
 
 def _inline_document(block: dict[str, Any]) -> dict[str, Any]:
-    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    source: dict[str, Any] = block["source"] if isinstance(block.get("source"), dict) else {}
     if block.get("type") != "document" or source.get("type") != "text":
         return block
     title = block.get("title")
@@ -39,7 +39,7 @@ def to_openai(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
             message["content"] = [
                 _inline_document(b) if isinstance(b, dict) else b for b in message["content"]
             ]
-    request, tool_names = _adapter.translate_anthropic_to_openai(body)
+    request, tool_names = _adapter.translate_anthropic_to_openai(body)  # type: ignore[arg-type]
     return dict(request), tool_names
 
 
@@ -49,7 +49,8 @@ def to_anthropic(completion: dict[str, Any], tool_names: dict[str, str]) -> dict
     reply = _adapter.translate_openai_response_to_anthropic(
         ModelResponse(**completion), tool_name_mapping=tool_names
     )
-    out = reply.model_dump(exclude_none=True) if hasattr(reply, "model_dump") else dict(reply)
+    dump = getattr(reply, "model_dump", None)
+    out = dump(exclude_none=True) if dump is not None else dict(reply)
     # Anthropic's ids are `msg_...`; the upstream's `chatcmpl-...` would leak the translation.
     out["id"] = message_id()
     out["truthlens"] = truthlens

@@ -16,6 +16,7 @@ empty (or the policy's "unverified" note) with a `truthlens` field, just before
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.http import StreamingHttpResponse
 from litellm import ModelResponseStream
@@ -64,7 +65,7 @@ def messages_stream_response(
         gen, first = open_stream(tenant.pk, config, messages, params, extra_body)
     except LLMError as exc:
         return upstream_error_response(exc)
-    state = {"text": "", "tool_calls": False, "call": None}
+    state: dict[str, Any] = {"text": "", "tool_calls": False, "call": None}
     checker = sentence_checker(grounding, policy, options)
 
     def upstream_chunks():

@@ -155,7 +155,14 @@ def stream_response(
             first_why = next((why for _, why in texts.values() if why), "") or reason
             return unverified(first_why if grounding.passages else reason, grounding).truthlens, []
         jobs = start_jobs(
-            tenant, api_key, grounding, [texts[i][0] for i in todo], messages, model, options, call
+            tenant,
+            api_key,
+            grounding,
+            [texts[i][0] or "" for i in todo],
+            messages,
+            model,
+            options,
+            call,
         )
         verdicts = [verdict_of(job, grounding) for job in finish_jobs(jobs)]
         if json_mode:  # spans and corrections in the terms of the JSON the client got

@@ -46,9 +46,10 @@ VALUE, LINES, OPTIONAL, CHOICES = "value", "lines", "optional", "choices"
 
 
 def _get(document: dict, path: tuple[str, ...]) -> Any:
+    found: Any = document
     for key in path:
-        document = document.get(key) if isinstance(document, dict) else None
-    return document
+        found = found.get(key) if isinstance(found, dict) else None
+    return found
 
 
 class GlobalSettingsForm(forms.Form):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verification.engine import DetectionInput, verify
+from verification.engine import DetectionInput, DetectionResult, verify
 from verification.engine.job_plan import detection_config, resolve_request
 from verification.engine.policy import PolicyDocument, Resolved
 from verification.engine.query_types import KnownTypes, classify_query
@@ -25,7 +25,7 @@ from .yaml_io import PolicyImportError, dump_yaml, load_yaml
 @dataclass
 class TrialOutcome:
     resolved: Resolved
-    result: object  # engine DetectionResult
+    result: DetectionResult
 
 
 @dataclass

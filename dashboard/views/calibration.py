@@ -74,7 +74,7 @@ def calibrate(request, scope, evaluation_id):
             refusal, proposal = str(exc), exc.proposal
         except calibration.Refused as exc:
             refusal = str(exc)
-        if proposal is not None and not refusal and request.POST.get("adopt"):
+        if typed is not None and proposal is not None and not refusal and request.POST.get("adopt"):
             if not is_current:
                 refusal = (
                     "Adopting needs an evaluation of the current policy version "

@@ -37,7 +37,7 @@ def keys(request, scope):
         one_time.keep(request, KIND, token, scope.tenant.pk, prefix=key.prefix)
         return one_time.see_other(reverse("dashboard:keys"))
     shown = one_time.take(request, KIND, scope.tenant.pk) if request.method == "GET" else None
-    token = shown["secret"] if shown else None
+    shown_token: str | None = shown["secret"] if shown else None
     listing = scope.filter(ApiKey.objects.all()).order_by("revoked_at", "-created_at")
     # the quickstart names the key just created, else the newest active one (by prefix only)
     prefix = shown.get("prefix", "") if shown else ""
@@ -52,13 +52,13 @@ def keys(request, scope):
             "nav": "keys",
             "form": form,
             "keys": listing,
-            "token": token,
+            "token": shown_token,
             "quickstart": tabs,
             "quickstart_prefix": prefix,
             "env_var": quickstart.ENV_VAR,
         },
     )
-    return one_time.no_store(response) if token else response
+    return one_time.no_store(response) if shown_token else response
 
 
 @require_POST

@@ -64,7 +64,7 @@ class ProviderForm(forms.Form):
     def __init__(self, *args, tenant, instance: LLMProvider | None = None, **kwargs):
         self.tenant, self.instance = tenant, instance
         if instance is not None and "initial" not in kwargs:
-            price = next(iter((instance.price_table or {}).values()), {})
+            price: dict = next(iter((instance.price_table or {}).values()), {})
             kwargs["initial"] = {
                 "name": instance.name,
                 "model_prefix": instance.model_prefix,

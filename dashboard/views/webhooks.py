@@ -82,7 +82,7 @@ def webhooks(request, scope):
         one_time.keep(request, CREATED, secret, scope.tenant.pk)
         return one_time.see_other(reverse("dashboard:webhooks"))
     shown = one_time.take(request, CREATED, scope.tenant.pk) if request.method == "GET" else None
-    secret = shown["secret"] if shown else None
+    shown_secret: str | None = shown["secret"] if shown else None
     endpoints = scope.filter(WebhookEndpoint.objects.all()).order_by("-created_at")
     filters = DeliveryFilterForm(request.GET or None)
     deliveries = scope.filter(WebhookDelivery.objects.all()).order_by("-created_at", "-id")
@@ -99,7 +99,7 @@ def webhooks(request, scope):
             "nav": "webhooks",
             "form": form,
             "endpoints": endpoints,
-            "secret": secret,
+            "secret": shown_secret,
             "page": page,
             "page_error": page_error,
             "filters": filters,
@@ -107,7 +107,7 @@ def webhooks(request, scope):
             "overlap_hours": round(settings.TRUTHLENS["WEBHOOK_SECRET_OVERLAP_SECONDS"] / 3600, 1),
         },
     )
-    return one_time.no_store(response) if secret else response
+    return one_time.no_store(response) if shown_secret else response
 
 
 @tenant_view

@@ -33,7 +33,7 @@ THRESHOLDS = (80, 100)
 
 
 def _crossed(m: Meter) -> list[tuple[str, int]]:
-    out = []
+    out: list[tuple[str, int]] = []
     for metric, pct in (
         (UsageAlert.VERIFICATIONS, m.verifications_pct),
         (UsageAlert.SPEND, m.spend_pct),
@@ -117,6 +117,8 @@ def check(tenant: Tenant, now: dt.datetime | None = None) -> list[UsageAlert]:
     for metric, threshold in _crossed(m):
         used = m.verifications if metric == UsageAlert.VERIFICATIONS else m.spend
         limit = m.quota if metric == UsageAlert.VERIFICATIONS else m.budget
+        if limit is None:  # no limit, no percentage: never crossed
+            continue
         try:
             with transaction.atomic():
                 alert = UsageAlert.objects.create(

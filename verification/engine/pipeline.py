@@ -17,7 +17,7 @@ from .calibration import calibrated
 from .detectors.base import Detector
 from .evidence_selection import Selection, select_evidence
 from .explain.labels import explain_spans
-from .query_types import QueryTypeClassifier, default_classifier
+from .query_types import QueryClassifier, default_classifier
 from .scoring import typed_checks
 from .scoring.citations import CitationPolicy, check_citations
 from .scoring.combiner import Combiner
@@ -130,7 +130,7 @@ def verify(
     config: DetectionConfig,
     detector: Detector,
     *,
-    classifier: QueryTypeClassifier | None = None,
+    classifier: QueryClassifier | None = None,
 ) -> DetectionResult:
     """Check one answer against its context; see `verify_batch`."""
     return verify_batch([item], config, detector, classifier=classifier)[0]
@@ -141,7 +141,7 @@ def verify_batch(
     config: DetectionConfig,
     detector: Detector,
     *,
-    classifier: QueryTypeClassifier | None = None,
+    classifier: QueryClassifier | None = None,
 ) -> list[DetectionResult]:
     """One `DetectionResult` per item, in order, calling `detector.predict` once for all
     items that reach detection (not at all when none do).
@@ -163,7 +163,7 @@ def verify_groups(
     groups: Sequence[tuple[Sequence[DetectionInput], DetectionConfig]],
     detector: Detector,
     *,
-    classifier: QueryTypeClassifier | None = None,
+    classifier: QueryClassifier | None = None,
 ) -> list[list[DetectionResult]]:
     """`verify_batch` for several (items, config) groups at once, with ONE
     `detector.predict` call for every item of every group that reaches detection.
@@ -211,7 +211,7 @@ def _prepare(
     items: Sequence[DetectionInput],
     config: DetectionConfig,
     detector: Detector,
-    classifier: QueryTypeClassifier | None,
+    classifier: QueryClassifier | None,
 ) -> tuple[list[DetectionResult | None], list[DetectionConfig], list[_Pending]]:
     """Results of the items that end before the detector, each item's config, and what
     goes to the detector (`verify_batch`'s first half)."""

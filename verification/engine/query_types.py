@@ -19,6 +19,7 @@ import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -186,6 +187,12 @@ def _load_weights(path: Path, train_path: Path) -> tuple[np.ndarray, np.ndarray]
         return data["w"], data["b"]
 
 
+class QueryClassifier(Protocol):
+    """What the pipeline needs of a query-type classifier: one (type, confidence) per query."""
+
+    def classify_batch(self, queries: Sequence[str | None]) -> list[tuple[str, float]]: ...
+
+
 class QueryTypeClassifier:
     """Classifies queries into `QUERY_TYPES` with a confidence in [0, 1].
 
@@ -290,5 +297,5 @@ class KnownTypes:
     def __init__(self, types: dict[str | None, tuple[str, float]]):
         self.types = types
 
-    def classify_batch(self, queries: list[str | None]) -> list[tuple[str, float]]:
+    def classify_batch(self, queries: Sequence[str | None]) -> list[tuple[str, float]]:
         return [self.types.get(q) or classify_query(q) for q in queries]

@@ -104,7 +104,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {out / name}.png")
             self._policy_test(page, base, out)
             mobile = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
-            mobile.context.add_cookies(context.cookies())
+            mobile.context.add_cookies(context.cookies())  # type: ignore[arg-type]
             mobile.goto(base + "/dashboard/")
             mobile.wait_for_load_state("networkidle")
             mobile.screenshot(path=str(out / "overview-mobile.png"))

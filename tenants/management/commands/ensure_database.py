@@ -21,7 +21,7 @@ class Command(BaseCommand):
             "autocommit": True,
         }
         try:
-            with psycopg.connect(**params) as conn:
+            with psycopg.connect(**params) as conn:  # type: ignore[arg-type]
                 exists = conn.execute(
                     "SELECT 1 FROM pg_database WHERE datname = %s", [db["NAME"]]
                 ).fetchone()

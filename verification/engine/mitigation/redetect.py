@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..detectors.base import Detector
 from ..pipeline import DetectionConfig, verify
-from ..query_types import QueryTypeClassifier
+from ..query_types import QueryClassifier
 from ..types import DetectionInput, DetectionResult
 from .result import Redetect
 
@@ -12,7 +12,7 @@ from .result import Redetect
 def redetector(
     config: DetectionConfig,
     detector: Detector,
-    classifier: QueryTypeClassifier | None = None,
+    classifier: QueryClassifier | None = None,
 ) -> Redetect:
     """`item -> verify(item, config, detector)`: the same policy for every candidate answer.
 
