@@ -32,7 +32,7 @@ test: install lint
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy api config dashboard knowledge observability quality security tenants verification workers
+	$(VENV)/bin/mypy api config dashboard engine knowledge observability quality security tenants verification workers
 	$(VENV)/bin/lint-imports
 
 fmt: install
@@ -53,7 +53,7 @@ indexer: install
 	$(VENV)/bin/celery -A workers worker -Q index -c 1 -n index@%h -l INFO
 
 train: install
-	$(PY) -m verification.engine.train
+	$(PY) -m engine.train
 
 bench-accuracy: install
 	$(PY) bench/accuracy.py

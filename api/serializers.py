@@ -8,11 +8,10 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from engine import AUTO, MODE_NAMES, MessagesError, inputs_from_messages
 from knowledge.metadata import MetadataError, clean_filter
 from security.urlguard import UnsafeUrl, check_url
 from tenants.models import WebhookEndpoint
-from verification.engine.modes import AUTO, MODE_NAMES
-from verification.engine.text.messages import MessagesError, inputs_from_messages
 
 from .strict import StrictTypes
 

@@ -26,8 +26,11 @@ sys.path.insert(0, str(REPO_ROOT))  # run as a script from anywhere
 
 from bench.metrics import char_span_prf, example_metrics, reliability  # noqa: E402
 from bench.overlap_baseline import score_overlap  # noqa: E402
-from verification.engine.scoring.spans import merge_spans, response_score  # noqa: E402
-from verification.engine.types import DetectionInput  # noqa: E402
+from engine import (  # noqa: E402
+    DetectionInput,
+    merge_spans,
+    response_score,
+)
 
 EVAL_FILES = (
     "lfqa_verification/test.jsonl",
@@ -72,7 +75,7 @@ def selected(item: DetectionInput) -> DetectionInput:
     pipeline does under a policy with `evidence: "selected"` (`evidence_selection.py`)."""
     from dataclasses import replace
 
-    from verification.engine.evidence_selection import select_evidence
+    from engine import select_evidence
 
     selection = select_evidence(item.context, item.response, item.query)
     if selection is None:
@@ -223,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from verification.engine.detectors.registry import load_detector
+    from engine import load_detector
 
     t0 = time.perf_counter()
     detector = load_detector(args.detector, dtype=args.dtype)

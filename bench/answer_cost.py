@@ -61,11 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from transformers import AutoTokenizer
 
-    from verification.engine.detectors.embedded import base_model_path
-    from verification.engine.detectors.registry import load_detector
-    from verification.engine.job_plan import detection_config
-    from verification.engine.pipeline import verify
-    from verification.engine.policy import PolicyDocument
+    from engine import PolicyDocument, base_model_path, detection_config, load_detector, verify
 
     torch.set_num_threads(args.threads)
     tokenizer = AutoTokenizer.from_pretrained(str(base_model_path()), local_files_only=True)

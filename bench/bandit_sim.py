@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verification.engine import bandit
+import engine
 
 MODES = ("lightweight", "standard", "premium")
 COST_USD = {"lightweight": 0.0, "standard": 0.002, "premium": 0.008}
@@ -60,7 +60,7 @@ SCENARIOS = [
 
 def expected_reward(p_success: float, mode: str, cost_weight: float) -> float:
     accepted = p_success * (1 - NEGATIVE_FEEDBACK)
-    return accepted * bandit.reward(True, False, COST_USD[mode], cost_weight, COST_SCALE)
+    return accepted * engine.arm_reward(True, False, COST_USD[mode], cost_weight, COST_SCALE)
 
 
 def simulate(
@@ -72,21 +72,21 @@ def simulate(
     mu = {t: {m: expected_reward(sc.success[t][m], m, cost_weight) for m in MODES} for t in types}
     best = {t: max(MODES, key=lambda m, t=t: mu[t][m]) for t in types}
     global_best = max(MODES, key=lambda m: sum(sc.mix[t] * mu[t][m] for t in types))
-    arms: dict[str, dict[str, bandit.Posterior]] = {t: {} for t in types}
+    arms: dict[str, dict[str, engine.Posterior]] = {t: {} for t in types}
     regret, hits, out = 0.0, [], {}
     for n in range(1, rounds + 1):
         qt = rng.choices(types, weights)[0]
         if policy == "thompson":
-            mode = bandit.choose(arms[qt], MODES, rng)
+            mode = engine.choose_arm(arms[qt], MODES, rng)
         elif policy == "uniform":
             mode = rng.choice(MODES)
         else:
             mode = global_best
         verified = rng.random() < sc.success[qt][mode]
         negative = verified and rng.random() < NEGATIVE_FEEDBACK
-        r = bandit.reward(verified, negative, COST_USD[mode], cost_weight, COST_SCALE)
+        r = engine.arm_reward(verified, negative, COST_USD[mode], cost_weight, COST_SCALE)
         if policy == "thompson":
-            arms[qt][mode] = bandit.update(arms[qt].get(mode, bandit.PRIOR), r, rng)
+            arms[qt][mode] = engine.update_posterior(arms[qt].get(mode, engine.PRIOR), r, rng)
         regret += mu[qt][best[qt]] - mu[qt][mode]
         hits.append(mode == best[qt])
         if n in marks:

@@ -69,10 +69,7 @@ def _file_rows(name: str, limit: int) -> list[tuple[list[str], str, str, int]]:
 
 
 def _score(rows, detector, batch: int = 8) -> list[dict]:
-    from verification.engine.job_plan import detection_config
-    from verification.engine.pipeline import verify_batch
-    from verification.engine.policy import PolicyDocument
-    from verification.engine.types import DetectionInput
+    from engine import DetectionInput, PolicyDocument, detection_config, verify_batch
 
     policy = PolicyDocument()
     config = detection_config(policy, policy.threshold)
@@ -96,7 +93,7 @@ def load_scores(tenants: list[str], detector_spec: str) -> dict[str, list[dict]]
         if key in cache:
             continue
         if detector is None:
-            from verification.engine.detectors.registry import load_detector
+            from engine import load_detector
 
             detector = load_detector(detector_spec)
         rows = _customer_rows() if tenant == "customer" else _file_rows(*OTHER_DOMAINS[tenant])

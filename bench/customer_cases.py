@@ -24,13 +24,13 @@ was measured once after every choice was made and never looked into: it is
 the held-out customer-style figure. Sets p, q, s, t, u, v, w and x were written
 and measured once the same way; from 2026-11-27 on, n to x are development sets
 too (the typed checks were audited on all fifteen, and
-`python -m verification.engine.train.customer` trains on them). Sets y and z
+`python -m engine.train.customer` trains on them). Sets y and z
 were measured once at the end of that session (docs/benchmarks.md); za and zb were measured
 once on 2026-11-28 and are development sets from then on. Sets zc and zd,
 written blind to the code on 2026-11-28, were measured once after the first
 change of the next session (2026-11-28, second session) and are development sets
 too; ze and zf, written blind the same way that session, were measured once at
-its end and stay out of training (`HELD_OUT` in `verification/engine/train/customer.py`)
+its end and stay out of training (`HELD_OUT` in `engine/train/customer.py`)
 until fresh held-out sets replace them.
 
 Prints n, balanced accuracy of `detected` (the policy's own decision at its
@@ -71,11 +71,7 @@ def load_cases(path: Path = CASES) -> list[dict]:
 def run_in_process(
     cases: list[dict], detector_spec: str, evidence: str = "all", dtype: str | None = None
 ) -> list[dict]:
-    from verification.engine.detectors.registry import load_detector
-    from verification.engine.job_plan import detection_config
-    from verification.engine.pipeline import verify_batch
-    from verification.engine.policy import PolicyDocument
-    from verification.engine.types import DetectionInput
+    from engine import DetectionInput, PolicyDocument, detection_config, load_detector, verify_batch
 
     detector = load_detector(detector_spec, dtype=dtype)
     print(f"detector {detector.name}")

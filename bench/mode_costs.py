@@ -23,12 +23,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from engine import (
+    DetectionConfig,
+    DetectionInput,
+    LexicalDetector,
+    LLMClient,
+    ModelConfig,
+    cross_check,
+    lightweight,
+    redetector,
+    refine,
+    repair,
+)
 from tests.fixtures.fake_llm import FakeLLM, Reply
-from verification.engine import DetectionConfig, DetectionInput, LexicalDetector
-from verification.engine.mitigation import LLMClient, ModelConfig, cross_check, redetector
-from verification.engine.mitigation.lightweight import lightweight
-from verification.engine.mitigation.refine import refine
-from verification.engine.mitigation.repair import repair
 
 CONTEXT = [
     "The Eiffel Tower was completed in 1889 in Paris for the World Fair. It is 330 metres "

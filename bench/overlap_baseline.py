@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from verification.engine.types import DetectionInput
+from engine import DetectionInput
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['.,][A-Za-z0-9]+)*")
 STOP_WORDS = frozenset(

@@ -25,13 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verification.engine.query_types import (
-    QueryTypeClassifier,
-    load_examples,
-    rule_scores,
-)
-from verification.engine.text.embeddings import get_encoder
-from verification.engine.types import QUERY_TYPES
+from engine import QUERY_TYPES, QueryTypeClassifier, get_encoder, load_examples, rule_scores
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "query_types.jsonl"
 SKIP_PROBES = Path(__file__).resolve().parent / "data" / "skip_probes.jsonl"

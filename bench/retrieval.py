@@ -43,10 +43,10 @@ from django.db import connection  # noqa: E402
 import bench.django_env  # noqa: E402, F401 - sets Django up before the models are imported
 import knowledge.encoder  # noqa: E402
 from bench.kb_corpus import IndexedDoc, _insert, fresh_tenant, index_texts  # noqa: E402
+from engine import get_encoder  # noqa: E402
 from knowledge.models import Document, KnowledgeBase, Passage  # noqa: E402
 from knowledge.retrieval import candidates, search  # noqa: E402
 from tenants.models import Tenant  # noqa: E402
-from verification.engine.text.embeddings import get_encoder  # noqa: E402
 
 DATA = Path(os.environ.get("TRUTHLENS_DATA_DIR", ROOT.parent / "shared" / "data"))
 TARGET_PASSAGES = 10_000

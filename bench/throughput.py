@@ -50,8 +50,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.metrics import percentile  # noqa: E402
-from verification.engine.detectors.registry import load_detector  # noqa: E402
-from verification.engine.types import DetectionInput  # noqa: E402
+from engine import DetectionInput, load_detector  # noqa: E402
 
 
 def load_inputs(path: Path, n: int) -> list[DetectionInput]:
@@ -136,8 +135,7 @@ def saturation_inputs(args: argparse.Namespace) -> list[DetectionInput]:
     from transformers import AutoTokenizer
 
     from bench.detector_speed import make_inputs
-    from verification.engine.detectors.embedded import base_model_path
-    from verification.engine.query_types import default_classifier
+    from engine import base_model_path, default_classifier
 
     tokenizer = AutoTokenizer.from_pretrained(str(base_model_path()), local_files_only=True)
     pool = make_inputs(

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from engine import Calibration, PolicyDocument, QueryTypeCalibration
 from quality.calibration import Proposal, TypedProposal
-from verification.engine.policy import Calibration, PolicyDocument, QueryTypeCalibration
 
 from .models import PolicyChange
 from .policy.actions import save_policy

@@ -12,7 +12,7 @@ import django_filters
 from django import forms
 from django.db.models import Q, QuerySet
 
-from verification.engine.types import QUERY_TYPES
+from engine import QUERY_TYPES
 from verification.models import JobStatus, VerificationJob
 
 from .daterange import MAX_YEAR, MIN_YEAR, bounded_year

@@ -9,8 +9,8 @@ from django.db import models
 from django.utils import timezone
 from pydantic import ValidationError
 
+from engine import PolicyDocument
 from tenants.models import Tenant
-from verification.engine.policy import PolicyDocument
 
 from .policy.yaml_io import dump_yaml
 

@@ -42,7 +42,7 @@ SCAN = f"""
 import json, pathlib, re, sysconfig
 site = pathlib.Path(sysconfig.get_paths()["purelib"])
 files = [pathlib.Path("/app/manage.py"), pathlib.Path("/app/deploy/gunicorn.conf.py")]
-for pkg in ("config", "api", "tenants", "verification", "workers", "dashboard"):
+for pkg in ("config", "api", "tenants", "engine", "verification", "workers", "dashboard"):
     files += [p for p in (site / pkg).rglob("*.py") if "migrations" not in p.parts]
 names = set()
 for f in files:

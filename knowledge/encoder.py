@@ -11,7 +11,7 @@ from django.conf import settings
 
 def _encoder():
     # torch loads with the first encoder, once per process (the web process never indexes).
-    from verification.engine.text.embeddings import get_encoder
+    from engine import get_encoder
 
     encoder = get_encoder()
     if encoder is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from verification.engine.text.language import UNDETERMINED
+from engine import UNDETERMINED
 from verification.tenant_config import service_detector
 
 from .text_search import language_of

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import re
 
-from verification.engine.text.language import detect_language
-from verification.engine.text.words import is_content, tokenize
+from engine import detect_language, is_content, tokenize
 
 #: ISO 639-1 -> a text-search configuration every Postgres ships.
 CONFIGS = {
@@ -30,7 +29,7 @@ CONFIGS = {
 FALLBACK = "simple"
 MAX_TERMS = 24
 MAX_BIGRAMS = 48  # a copied CJK sentence of ~50 characters keeps all its bigrams
-#: Han, kana, Hangul (the ranges `verification.engine.text.words` tokenises one by one).
+#: Han, kana, Hangul (the ranges `engine.text.words` tokenises one by one).
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
 

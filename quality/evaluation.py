@@ -18,12 +18,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
-from verification.engine.detectors.base import Detector
-from verification.engine.job_plan import detection_config
-from verification.engine.modes import MODES
-from verification.engine.pipeline import verify_batch
-from verification.engine.policy import PolicyDocument
-from verification.engine.types import DetectionInput
+from engine import MODES, DetectionInput, Detector, PolicyDocument, detection_config, verify_batch
 
 from . import metrics
 from .models import Evaluation

@@ -1,5 +1,5 @@
 """Labelled rows in and out: upload parsing (JSONL or CSV, checked row by row) and the
-JSONL that `python -m verification.engine.train` reads.
+JSONL that `python -m engine.train` reads.
 
 Pure Python, no Django: the API, the dashboard and `bench/calibration.py` share it.
 """

@@ -189,7 +189,7 @@ class Membership(models.Model):
 
 
 class Policy(models.Model):
-    """A tenant's verification policy (docs/policies.md "The policy document"), validated by `verification.engine.policy`."""
+    """A tenant's verification policy (docs/policies.md "The policy document"), validated by `engine.policy`."""
 
     tenant = models.OneToOneField(Tenant, on_delete=models.CASCADE, related_name="policy")
     document = models.JSONField(default=dict)

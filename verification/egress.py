@@ -24,9 +24,8 @@ import httpcore
 import httpx
 from django.conf import settings
 
+from engine import AddressRefused
 from security.urlguard import NonPublicAddress, UnsafeUrl, check_url
-
-from .engine.mitigation.llm_types import AddressRefused
 
 #: The setting an operator uses to let tenants' LLM providers reach a private address.
 LLM_SETTING = "TRUTHLENS_LLM_ALLOWED_HOSTS"

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import httpx
 import litellm
 
-from .engine.mitigation.llm import is_refused
+from engine import is_refused
 
 
 def _first_line(exc: BaseException) -> str:

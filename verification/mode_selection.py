@@ -2,7 +2,7 @@
 
 The request's explicit mode wins, then the policy's (decision or default); `auto`
 samples among the modes the policy allows, per tenant and query type. The math is
-`verification.engine.bandit`; here the arms are rows of `ModeArm`, updated with F()
+`engine.bandit`; here the arms are rows of `ModeArm`, updated with F()
 expressions so concurrent workers never lose an update. Feedback is one more
 observation per job: "correct" adds a success, "hallucinated" a failure, at most
 once per job. The modes themselves are registered in `engine/modes.py`.
@@ -17,11 +17,10 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
+import engine
+from engine import AUTO, MODE_NAMES, PolicyDocument, runs_without_llm
 from tenants.models import Tenant
 
-from .engine import bandit
-from .engine.modes import AUTO, MODE_NAMES, runs_without_llm
-from .engine.policy import PolicyDocument
 from .models import ModeArm, VerificationJob
 
 
@@ -71,7 +70,7 @@ def choose(tenant: Tenant, query_type: str, allowed: list[str], key: str) -> str
         arm.mode: (arm.alpha, arm.beta)
         for arm in ModeArm.objects.filter(tenant=tenant, query_type=query_type, mode__in=allowed)
     }
-    return bandit.choose(arms, allowed, _rng(key))
+    return engine.choose_arm(arms, allowed, _rng(key))
 
 
 def _observe(
@@ -96,8 +95,8 @@ def record_outcome(
 ) -> float:
     """Reward the arm that served `job` (docs/policies.md "Mode selection (Thompson sampling)") and return
     the reward."""
-    r = bandit.reward(verified, False, cost_usd, cost_weight)
-    d_alpha, d_beta = bandit.bernoulli_update(r, _rng(f"reward:{job.pk}"))
+    r = engine.arm_reward(verified, False, cost_usd, cost_weight)
+    d_alpha, d_beta = engine.bernoulli_update(r, _rng(f"reward:{job.pk}"))
     _observe(job.tenant_id, job.query_type or "other", job.mode, d_alpha, d_beta, r)
     return r
 

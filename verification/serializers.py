@@ -9,7 +9,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from .engine.mitigation.lightweight import headers
+from engine import headers
+
 from .models import DetectedSpan, VerificationJob
 
 

@@ -12,19 +12,22 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from engine import (
+    AUTO,
+    Available,
+    Detector,
+    ModelConfig,
+    PolicyDocument,
+    Price,
+    load_detector,
+    runs_without_llm,
+)
 from knowledge.models import KnowledgeBase
 from tenants.llm_providers import LLMProvider, provider_for, served_models
 from tenants.models import Policy, Tenant
 
-from .engine.detectors.base import Detector
-from .engine.detectors.registry import load_detector
-from .engine.mitigation.llm_types import ModelConfig, Price
-from .engine.modes import AUTO, runs_without_llm
-from .engine.policy import PolicyDocument
-from .engine.policy_checks import Available
-
 if TYPE_CHECKING:
-    from .engine.mitigation.llm import LLMClient
+    from engine import LLMClient
 
 
 # --- policy -----------------------------------------------------------------
@@ -150,8 +153,9 @@ def model_config(tenant_id: int, name: str, max_tokens: int = 512) -> ModelConfi
 def client_for(tenant_id: int) -> LLMClient:
     """The tenant's client: its prices; each call retries as its provider says
     (`ModelConfig.max_retries`), within the provider's timeout."""
+    from engine import LLMClient
+
     from .egress import guard_litellm
-    from .engine.mitigation.llm import LLMClient  # litellm: see the module docstring
 
     guard_litellm()
     return LLMClient(prices=prices(tenant_id))

@@ -99,7 +99,7 @@ def _preload_models(**kwargs):
             checkable_languages()  # the detector's languages (each document's warnings)
         if not queues or queues - INDEX_QUEUES:  # the detector only where jobs run
             # The engine's models load torch; only pool processes that preload need them now.
-            from verification.engine.query_types import default_classifier
+            from engine import default_classifier
             from verification.tenant_config import service_detector
 
             service_detector()

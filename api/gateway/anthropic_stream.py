@@ -24,7 +24,7 @@ from litellm.llms.anthropic.pass_through.adapters.streaming_iterator import (
     AnthropicStreamWrapper,
 )
 
-from verification.engine.mitigation import LLMError
+from engine import LLMError
 from verification.llm_errors import plain_error
 
 from .answers import checkable_text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verification.engine.policy import PolicyDocument
+from engine import PolicyDocument
 
 from .answers import checkable_text, content_text
 from .grounding import Grounding

@@ -17,8 +17,7 @@ import litellm
 from rest_framework.response import Response
 
 from api.errors import problem, problem_exception_handler
-from verification.engine.mitigation import LLMError
-from verification.engine.mitigation.llm import retry_after_s
+from engine import LLMError, retry_after_s
 from verification.llm_errors import plain_error
 
 _OPENAI_TYPES = {

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 
 from rest_framework.exceptions import ValidationError
 
-from verification.engine.grounding import find_context
-from verification.engine.policy import PolicyDocument
+from engine import PolicyDocument, find_context
 
 from .options import Options
 

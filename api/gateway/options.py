@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from rest_framework import serializers
 from rest_framework.exceptions import APIException, ValidationError
 
-from verification.engine.modes import AUTO, MODE_NAMES
-from verification.engine.policy import PolicyDocument
+from engine import AUTO, MODE_NAMES, PolicyDocument
 from verification.tenant_config import request_errors
 
 MAX_PASSAGES = 200

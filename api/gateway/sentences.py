@@ -14,10 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from django.conf import settings
 
-from verification.engine import DetectionInput, verify
-from verification.engine.detectors.windows import sentence_bounds
-from verification.engine.job_plan import detection_config
-from verification.engine.policy import PolicyDocument
+from engine import DetectionInput, PolicyDocument, detection_config, sentence_bounds, verify
 from verification.tenant_config import service_detector
 
 

@@ -17,8 +17,7 @@ import uuid
 
 from django.http import StreamingHttpResponse
 
-from verification.engine.mitigation import LLMError
-from verification.engine.mitigation.llm_forward import forward_stream
+from engine import LLMError, forward_stream
 from verification.llm_errors import plain_error
 from verification.tenant_config import client_for
 

@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from api.views.verifications import jobs_with_details, wait_until_final
+from engine import LLMCall, PolicyDocument, marker_ids
 from verification.actions.create import NewVerification
 from verification.actions.gateway import verify_reply
-from verification.engine.mitigation import LLMCall
-from verification.engine.policy import PolicyDocument
-from verification.engine.text.messages import marker_ids
 from verification.models import VerificationJob
 from verification.serializers import VerificationSerializer, verification_headers
 

@@ -3,7 +3,7 @@
 The request goes to the tenant's upstream model through litellm with every
 parameter the client sent (`api.gateway.params`); each prose answer is verified
 against explicit context (`truthlens.context` / `X-TruthLens-Context`) or the
-context found in the conversation (`verification.engine.grounding`), the tenant
+context found in the conversation (`engine.grounding`), the tenant
 policy applies (warning, refinement, premium), and the completion comes back
 with the `X-TruthLens-*` headers and a `truthlens` object. Tool-call turns come
 back intact and unverified. Errors use OpenAI's error shape (`api.gateway.errors`).
@@ -19,11 +19,8 @@ from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
+from engine import LLMError, ModelConfig, PolicyDocument, forward
 from tenants.llm_providers import provider_for
-from verification.engine.mitigation import LLMError
-from verification.engine.mitigation.llm_forward import forward
-from verification.engine.mitigation.llm_types import ModelConfig
-from verification.engine.policy import PolicyDocument
 from verification.models import VerificationJob
 from verification.tenant_config import client_for, default_model, model_config, policy_for
 

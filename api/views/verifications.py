@@ -21,12 +21,12 @@ from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from engine import search_errors
 from knowledge.ids import parse_kb_id
 from knowledge.models import KnowledgeBase
 from tenants.llm_providers import provider_for, served_models
 from verification.actions.create import IdempotencyConflict, NewVerification, create_verification
 from verification.actions.feedback import record_feedback
-from verification.engine.search_controls import search_errors
 from verification.models import DetectedSpan, UsageRecord, VerificationJob
 from verification.models.jobs import FINAL_STATUSES
 from verification.partitions import add_months, month_floor

@@ -5,9 +5,8 @@ from __future__ import annotations
 from django.db import transaction
 from pydantic import ValidationError
 
+from engine import PolicyDocument, Problem, check_policy
 from tenants.models import Policy, Tenant
-from verification.engine.policy import PolicyDocument
-from verification.engine.policy_checks import Problem, check_policy
 from verification.tenant_config import available_to
 
 from ..models import PolicyChange

@@ -11,7 +11,7 @@ from typing import Any
 from django import forms
 from django.forms import formset_factory
 
-from verification.engine.policy import Decision, HallucinationConfig
+from engine import Decision, HallucinationConfig
 
 from .fields import (
     CONDITION_TYPES,

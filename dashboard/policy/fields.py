@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django import forms
 
-from verification.engine.modes import AUTO, MODE_NAMES
+from engine import AUTO, MODE_NAMES
 
 MODES = [(name, name) for name in MODE_NAMES]
 MODES_AUTO = [*MODES, (AUTO, "auto (learn the best mode per query type)")]

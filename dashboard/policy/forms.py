@@ -13,8 +13,7 @@ from typing import Any
 
 from django import forms
 
-from verification.engine.policy import PolicyDocument
-from verification.engine.types import QUERY_TYPES
+from engine import QUERY_TYPES, PolicyDocument
 
 from .decision_form import DecisionForm, DecisionFormSet
 from .fields import (

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from verification.engine.policy import PolicyDocument
-from verification.engine.policy_checks import Available, Problem, check_policy
+from engine import Available, PolicyDocument, Problem, check_policy
 
 from .forms import DecisionForm, DecisionFormSet, GlobalSettingsForm
 from .labels import decision_field, global_label, human_loc

@@ -2,7 +2,7 @@
 
 The policy is the saved one or a draft: the editor's unsaved contents, so a change
 can be tried before it is published. Resolves the request as a worker plans a job
-(`verification.engine.job_plan`): classify the query, resolve the decision, build
+(`engine.job_plan`): classify the query, resolve the decision, build
 the detection config from the policy and the decision's threshold, detect.
 Nothing is stored, billed or learned.
 """
@@ -11,10 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verification.engine import DetectionInput, DetectionResult, verify
-from verification.engine.job_plan import detection_config, resolve_request
-from verification.engine.policy import PolicyDocument, Resolved
-from verification.engine.query_types import KnownTypes, classify_query
+from engine import (
+    DetectionInput,
+    DetectionResult,
+    KnownTypes,
+    PolicyDocument,
+    Resolved,
+    classify_query,
+    detection_config,
+    resolve_request,
+    verify,
+)
 from verification.tenant_config import available_to, service_detector
 
 from .actions import current_document, current_version

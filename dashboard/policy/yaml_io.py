@@ -7,8 +7,7 @@ from typing import Any
 
 import yaml
 
-from verification.engine.policy import PolicyDocument
-from verification.engine.policy_checks import Available, Problem, check_policy
+from engine import Available, PolicyDocument, Problem, check_policy
 
 from .labels import human_loc
 

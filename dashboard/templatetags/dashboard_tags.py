@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django import template
 
-from verification.engine.scoring.spans import risk_level
+from engine import risk_level
 
 register = template.Library()
 

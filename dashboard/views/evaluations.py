@@ -13,10 +13,10 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from engine import PolicyDocument
 from quality.evaluation import start_evaluation
 from quality.models import Dataset, Evaluation
 from tenants.audit import record
-from verification.engine.policy import PolicyDocument
 from verification.tenant_config import available_to
 
 from .. import quality_charts

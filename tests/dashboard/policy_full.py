@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from verification.engine.policy import PolicyDocument
+from engine.policy import PolicyDocument
 
 FULL: dict[str, Any] = {
     "enabled": False,

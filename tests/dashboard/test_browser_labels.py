@@ -16,11 +16,11 @@ from django.utils import timezone
 
 from dashboard.models import PolicyChange
 from dashboard.policy.actions import current_document, current_version, save_policy
+from engine.detectors.registry import load_detector
+from engine.policy import PolicyDocument
 from quality.evaluation import run_evaluation
 from quality.models import Dataset, Evaluation, Label, QualitySettings, ReviewItem
 from tenants.models import Membership
-from verification.engine.detectors.registry import load_detector
-from verification.engine.policy import PolicyDocument
 
 from . import test_browser
 from .conftest import make_job, member

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from dashboard.models import PolicyChange
 from dashboard.policy.actions import current_document, save_policy
+from engine.policy import PolicyDocument
 from tenants.models import Policy
-from verification.engine.policy import PolicyDocument
 
 from . import test_browser
 from .conftest import add_usage, make_job

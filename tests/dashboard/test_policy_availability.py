@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from engine.policy_checks import Available, check_policy
 from tenants.models import Policy
-from verification.engine.policy_checks import Available, check_policy
 
 from .test_policy_editor import editor_post
 

@@ -8,8 +8,8 @@ from django.urls import reverse
 from dashboard.models import PolicyChange
 from dashboard.policy.actions import current_document, save_policy
 from dashboard.policy.yaml_io import PolicyImportError, dump_yaml, load_yaml
+from engine.policy import PolicyDocument
 from tenants.models import Policy
-from verification.engine.policy import PolicyDocument
 
 from .html_form import form_data
 

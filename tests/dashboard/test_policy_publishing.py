@@ -11,9 +11,9 @@ from dashboard.policy.actions import current_document, save_policy
 from dashboard.policy.forms import DecisionForm, GlobalSettingsForm
 from dashboard.policy.labels import human_loc
 from dashboard.policy.yaml_io import dump_yaml
+from engine.policy import PolicyDocument
+from engine.policy_checks import check_policy, model_name_problem
 from tenants.models import Policy
-from verification.engine.policy import PolicyDocument
-from verification.engine.policy_checks import check_policy, model_name_problem
 
 from .html_form import form_data
 from .policy_full import FULL, unset_fields

@@ -11,9 +11,9 @@ from django.urls import reverse
 from dashboard.models import PolicyChange
 from dashboard.policy.actions import current_document, save_policy
 from dashboard.policy.yaml_io import dump_yaml
+from engine.policy import PolicyDocument
+from engine.policy_checks import Available, check_policy
 from tenants.models import Policy
-from verification.engine.policy import PolicyDocument
-from verification.engine.policy_checks import Available, check_policy
 
 from .test_policy_editor import editor_post
 

@@ -8,11 +8,11 @@ from django.urls import reverse
 from dashboard import urls as dashboard_urls
 from dashboard.models import PolicyChange
 from dashboard.policy.actions import save_policy
+from engine.policy import PolicyDocument
 from knowledge.models import Document, DocumentVersion, KnowledgeBase
 from quality.models import Dataset, Evaluation, ReviewItem
 from tenants.models import ApiKey, Invitation, Membership
 from tenants.provider_actions import save_provider
-from verification.engine.policy import PolicyDocument
 from verification.models import Feedback, WebhookDelivery
 
 from .conftest import PASSWORD, member, month_of

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from verification.engine.detectors.lexical import LexicalDetector
-from verification.engine.types import DetectionInput
+from engine.detectors.lexical import LexicalDetector
+from engine.types import DetectionInput
 
 from .conftest import ANSWER, make_job
 

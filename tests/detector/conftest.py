@@ -23,7 +23,7 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import torch
     from transformers import BertConfig, BertForTokenClassification
 
-    from verification.engine.detectors.embedded import load_tokenizer
+    from engine.detectors.embedded import load_tokenizer
 
     torch.manual_seed(0)
     tokenizer = load_tokenizer()
@@ -47,7 +47,7 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_detector(tiny_model_dir: Path):
-    from verification.engine.detectors.transformer import TransformerDetector
+    from engine.detectors.transformer import TransformerDetector
 
     # float32: these tests compare probabilities to 1e-5, whatever the CPU (bf16 is the
     # default only where the CPU has bf16 units, see `resolve_dtype`).

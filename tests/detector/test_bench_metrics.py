@@ -9,7 +9,7 @@ import pytest
 
 from bench.metrics import char_span_prf, example_metrics, merge_intervals, percentile
 from bench.overlap_baseline import unsupported_spans
-from verification.engine.types import DetectionInput
+from engine.types import DetectionInput
 
 
 def test_exact_span_match_is_perfect():

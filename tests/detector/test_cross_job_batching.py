@@ -12,10 +12,10 @@ import random
 
 import pytest
 
-from verification.engine import DetectionConfig, verify_batch, verify_groups
-from verification.engine.detectors.registry import load_detector
-from verification.engine.query_types import KnownTypes
-from verification.engine.types import DetectionInput
+from engine import DetectionConfig, verify_batch, verify_groups
+from engine.detectors.registry import load_detector
+from engine.query_types import KnownTypes
+from engine.types import DetectionInput
 
 pytestmark = pytest.mark.slow
 

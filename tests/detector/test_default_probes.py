@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from verification.engine.detectors.registry import load_detector
-from verification.engine.pipeline import DetectionConfig, verify
-from verification.engine.types import DetectionInput
+from engine.detectors.registry import load_detector
+from engine.pipeline import DetectionConfig, verify
+from engine.types import DetectionInput
 
 pytestmark = pytest.mark.slow
 

@@ -8,13 +8,13 @@ import statistics
 import pytest
 import torch
 
-from verification.engine.detectors.embedded import (
+from engine.detectors.embedded import (
     DEFAULT_MODEL_DIR,
     MANIFEST_FILE,
     EmbeddedDetector,
 )
-from verification.engine.train.reference import REFERENCE_FILE, REFERENCE_INPUTS
-from verification.engine.types import DetectionInput
+from engine.train.reference import REFERENCE_FILE, REFERENCE_INPUTS
+from engine.types import DetectionInput
 
 pytestmark = pytest.mark.slow
 

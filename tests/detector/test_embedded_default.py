@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from verification.engine.detectors.registry import load_detector
-from verification.engine.pipeline import DetectionConfig, verify
-from verification.engine.text.messages import inputs_from_messages
+from engine.detectors.registry import load_detector
+from engine.pipeline import DetectionConfig, verify
+from engine.text.messages import inputs_from_messages
 
 pytestmark = pytest.mark.slow
 

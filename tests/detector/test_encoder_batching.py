@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from verification.engine.text import embeddings
+from engine.text import embeddings
 
 pytestmark = pytest.mark.slow
 

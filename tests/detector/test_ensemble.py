@@ -1,5 +1,5 @@
-from verification.engine.detectors.ensemble import EnsembleDetector
-from verification.engine.types import Coverage, DetectionInput, TokenPrediction, TokenProb
+from engine.detectors.ensemble import EnsembleDetector
+from engine.types import Coverage, DetectionInput, TokenPrediction, TokenProb
 
 
 class Fixed:

@@ -8,8 +8,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from verification.engine.detectors import local_attention as local_module
-from verification.engine.detectors.local_attention import (
+from engine.detectors import local_attention as local_module
+from engine.detectors.local_attention import (
     LOCAL_SDPA,
     local_attention,
     use_local_attention,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from verification.engine.detectors.embedded import base_model_path, load_tokenizer
-from verification.engine.detectors.minilm_model import build_model
+from engine.detectors.embedded import base_model_path, load_tokenizer
+from engine.detectors.minilm_model import build_model
 
 
 def test_bottom_then_top_layers_reproduce_the_stock_bert_encoder():
@@ -20,7 +20,7 @@ def test_bottom_then_top_layers_reproduce_the_stock_bert_encoder():
     with torch.inference_mode():
         # when
         hidden = model.bottom(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
-        from verification.engine.detectors.minilm_model import additive_mask, run_layers
+        from engine.detectors.minilm_model import additive_mask, run_layers
 
         mask = additive_mask(enc["attention_mask"], hidden.dtype)
         ours = run_layers(model.bert.encoder.layer[4:], hidden, mask)

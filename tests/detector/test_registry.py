@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from verification.engine.detectors import registry
-from verification.engine.detectors.embedded import DEFAULT_MODEL_DIR
-from verification.engine.detectors.lexical import LexicalDetector
-from verification.engine.detectors.transformer import TransformerDetector
+from engine.detectors import registry
+from engine.detectors.embedded import DEFAULT_MODEL_DIR
+from engine.detectors.lexical import LexicalDetector
+from engine.detectors.transformer import TransformerDetector
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +74,7 @@ def test_an_unknown_precision_is_a_clear_error(tiny_model_dir):
 def test_a_folder_written_by_the_training_command_loads_as_the_default_does():
     from pathlib import Path
 
-    from verification.engine.detectors.registry import load_detector
+    from engine.detectors.registry import load_detector
 
     folder = Path(__file__).resolve().parents[2] / "bench" / "models" / "embedded_v2"
     detector = load_detector(str(folder))
@@ -90,7 +90,7 @@ def test_a_folder_written_by_the_training_command_loads_as_the_default_does():
 def test_int8_quantizes_the_shipped_model_and_keeps_its_verdicts_close():
     import torch
 
-    from verification.engine.types import DetectionInput
+    from engine.types import DetectionInput
 
     full = registry.load_detector("embedded", dtype="float32")
     small = registry.load_detector("embedded", dtype="int8")
@@ -122,7 +122,7 @@ def test_auto_runs_the_embedded_detector_in_bf16_only_on_a_cpu_with_bf16_units(
 ):
     import torch
 
-    from verification.engine.detectors import transformer
+    from engine.detectors import transformer
 
     monkeypatch.setattr(transformer, "cpu_has_native_bf16", lambda: native)
     monkeypatch.setattr(transformer, "resolve_device", lambda _: torch.device(device))

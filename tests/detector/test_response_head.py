@@ -8,20 +8,20 @@ import math
 import numpy as np
 import pytest
 
-from verification.engine.detectors.embedded import DEFAULT_MODEL_DIR
-from verification.engine.detectors.ensemble import EnsembleDetector
-from verification.engine.detectors.lexical import LexicalDetector
-from verification.engine.detectors.response_head import (
+from engine.detectors.embedded import DEFAULT_MODEL_DIR
+from engine.detectors.ensemble import EnsembleDetector
+from engine.detectors.lexical import LexicalDetector
+from engine.detectors.response_head import (
     FEATURES,
     HEAD_FILE,
     ResponseHead,
     load_head,
     response_features,
 )
-from verification.engine.scoring.spans import response_score
-from verification.engine.train.datagen import TRAINING_FILES
-from verification.engine.train.head import fit
-from verification.engine.types import Coverage, DetectionInput, Span, TokenPrediction, TokenProb
+from engine.scoring.spans import response_score
+from engine.train.datagen import TRAINING_FILES
+from engine.train.head import fit
+from engine.types import Coverage, DetectionInput, Span, TokenPrediction, TokenProb
 
 LEXICAL = LexicalDetector()
 #: The five features of the v1 head (the shipped one): everything but the pair head.

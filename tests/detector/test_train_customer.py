@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from verification.engine.detectors.embedded import DEFAULT_MODEL_DIR, load_model
-from verification.engine.detectors.registry import load_detector
-from verification.engine.train import customer
-from verification.engine.train.encode import IGNORE, encode_examples
-from verification.engine.train.loop import predict_rows
+from engine.detectors.embedded import DEFAULT_MODEL_DIR, load_model
+from engine.detectors.registry import load_detector
+from engine.train import customer
+from engine.train.encode import IGNORE, encode_examples
+from engine.train.loop import predict_rows
 
 from .test_train_stages import tokenizer  # noqa: F401  (fixture)
 

@@ -10,11 +10,11 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 
-from verification.engine.detectors.minilm_model import load_base_encoder
-from verification.engine.train import packed
-from verification.engine.train.encode import encode_examples
-from verification.engine.train.loop import LoopConfig
-from verification.engine.train.stages import Stage, prepare_stage, run_stage, scaled
+from engine.detectors.minilm_model import load_base_encoder
+from engine.train import packed
+from engine.train.encode import encode_examples
+from engine.train.loop import LoopConfig
+from engine.train.stages import Stage, prepare_stage, run_stage, scaled
 
 from .test_train_stages import examples, tiny_model, tokenizer  # noqa: F401  (fixture)
 
@@ -38,7 +38,7 @@ def test_a_stage_trained_from_prepared_examples_matches_one_trained_from_raw_dat
     tmp_path: Path,
     monkeypatch,
 ):
-    from verification.engine.train import stages
+    from engine.train import stages
 
     monkeypatch.setattr(stages.sources, "load", lambda name, *_: (examples(), examples()[:6]))
     stage = Stage("one", {"toy": None}, 96, LoopConfig(epochs=1, batch_size=4))
@@ -71,9 +71,7 @@ def test_a_trimmed_base_restores_the_used_rows_and_loads(tmp_path: Path, monkeyp
     # given: a base folder like the wheel's (a tiny encoder)
     src = tmp_path / "base"
     src.mkdir()
-    model = tiny_model(
-        __import__("verification.engine.detectors.embedded", fromlist=["x"]).load_tokenizer()
-    )
+    model = tiny_model(__import__("engine.detectors.embedded", fromlist=["x"]).load_tokenizer())
     model.bert.config.to_json_file(str(src / "config.json"))
     save_file(
         {k: v.contiguous() for k, v in model.bert.state_dict().items()},

@@ -1,4 +1,4 @@
-"""`python -m verification.engine.train` at a tiny scale runs end to end and writes a
+"""`python -m engine.train` at a tiny scale runs end to end and writes a
 loadable model. One stage only: the second loads every token-labelled source (tens of MB
 of JSON), which is slow on a shared CI machine; stage chaining, skipping and resuming are
 tested on a tiny model in `test_train_stages.py`."""
@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from verification.engine.detectors.embedded import EmbeddedDetector
-from verification.engine.types import DetectionInput
+from engine.detectors.embedded import EmbeddedDetector
+from engine.types import DetectionInput
 
 from .conftest import DATA_DIR
 
@@ -28,7 +28,7 @@ pytestmark = [
 def test_smoke_training_writes_loadable_weights(tmp_path):
     # when: the command as a user runs it, in its own process
     subprocess.run(
-        [sys.executable, "-m", "verification.engine.train", "--stages", "entail",
+        [sys.executable, "-m", "engine.train", "--stages", "entail",
          "--scale", "0.002", "--epochs", "1", "--out", str(tmp_path / "model"),
          "--work", str(tmp_path / "work"), "--data-dir", str(DATA_DIR)],
         check=True, timeout=1100,

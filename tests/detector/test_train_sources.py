@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from verification.engine.train.sources import docnli, halueval, structured, summedits, wice
+from engine.train.sources import docnli, halueval, structured, summedits, wice
 
 
 def _summedits_dir(tmp_path: Path, rows: list[dict]) -> Path:

@@ -9,12 +9,12 @@ import pytest
 import torch
 from transformers import BertConfig
 
-from verification.engine.detectors.embedded import load_tokenizer
-from verification.engine.detectors.minilm_model import MiniLMTokenClassifier, vocab_flags
-from verification.engine.train.datagen import Example
-from verification.engine.train.encode import IGNORE, encode_examples
-from verification.engine.train.loop import LoopConfig, collate, train
-from verification.engine.train.stages import Stage, run_stage
+from engine.detectors.embedded import load_tokenizer
+from engine.detectors.minilm_model import MiniLMTokenClassifier, vocab_flags
+from engine.train.datagen import Example
+from engine.train.encode import IGNORE, encode_examples
+from engine.train.loop import LoopConfig, collate, train
+from engine.train.stages import Stage, run_stage
 
 
 class Stop(Exception):
@@ -106,7 +106,7 @@ def test_a_stopped_run_resumes_to_the_same_weights(tokenizer, tmp_path: Path):
 
 
 def test_stages_chain_and_a_finished_stage_is_skipped(tokenizer, tmp_path: Path, monkeypatch):
-    from verification.engine.train import stages
+    from engine.train import stages
 
     monkeypatch.setattr(stages.sources, "load", lambda name, *_: (examples(), examples()[:6]))
     first = Stage("one", {"toy": None}, 96, LoopConfig(epochs=1, batch_size=4))

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-from verification.engine.detectors import transformer
-from verification.engine.detectors.base import Detector
-from verification.engine.detectors.transformer import (
+from engine.detectors import transformer
+from engine.detectors.base import Detector
+from engine.detectors.transformer import (
     TransformerDetector,
     length_batches,
     resolve_dtype,
 )
-from verification.engine.types import DetectionInput
+from engine.types import DetectionInput
 
 PASSAGES = [
     f"Passage number {i} says that the river Alpha{i} flows north for {i * 10} kilometres. "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verification.engine.detectors.windows import (
+from engine.detectors.windows import (
     Piece,
     format_prompt,
     pack_windows,

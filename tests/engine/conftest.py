@@ -12,9 +12,9 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from verification.engine.text.embeddings import Encoder, get_encoder
-from verification.engine.text.words import tokenize
-from verification.engine.types import (
+from engine.text.embeddings import Encoder, get_encoder
+from engine.text.words import tokenize
+from engine.types import (
     Coverage,
     DetectionInput,
     TokenPrediction,

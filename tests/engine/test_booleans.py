@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from verification.engine.scoring.booleans import boolean_findings
-from verification.engine.scoring.typed_checks import check
+from engine.scoring.booleans import boolean_findings
+from engine.scoring.typed_checks import check
 
 BOOKING = json.dumps(
     {"ticket_type": "Advance Single", "refundable": False, "breakfast_included": False,

@@ -1,5 +1,5 @@
-from verification.engine.scoring.citations import CitationPolicy, check_citations, parse_marker
-from verification.engine.types import DetectionInput
+from engine.scoring.citations import CitationPolicy, check_citations, parse_marker
+from engine.types import DetectionInput
 
 LONG_1 = "The tower was completed in 1889 for the fair held in Paris"
 LONG_2 = "It is three hundred and thirty metres tall and made of wrought iron"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from verification.engine.detectors.lexical import LexicalDetector
-from verification.engine.pipeline import DetectionConfig, verify
-from verification.engine.scoring.records import tables
-from verification.engine.scoring.typed_checks import check
-from verification.engine.types import DetectionInput
+from engine.detectors.lexical import LexicalDetector
+from engine.pipeline import DetectionConfig, verify
+from engine.scoring.records import tables
+from engine.scoring.typed_checks import check
+from engine.types import DetectionInput
 
 CITIES = (
     "| city | population | area_km2 | founded |\n|---|---|---|---|\n"

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from verification.engine.pipeline import DetectionConfig, verify
-from verification.engine.scoring.combiner import COMBINER_FILE, Combiner, load_combiner
-from verification.engine.scoring.signals import SIGNALS, answer_signals
-from verification.engine.scoring.typed_checks import check
-from verification.engine.train.combiner import SIGN, best_threshold, fit, shifted
-from verification.engine.types import Coverage, DetectionInput, TokenPrediction, TokenProb
+from engine.pipeline import DetectionConfig, verify
+from engine.scoring.combiner import COMBINER_FILE, Combiner, load_combiner
+from engine.scoring.signals import SIGNALS, answer_signals
+from engine.scoring.typed_checks import check
+from engine.train.combiner import SIGN, best_threshold, fit, shifted
+from engine.types import Coverage, DetectionInput, TokenPrediction, TokenProb
 
-SHIPPED = Path(__file__).resolve().parents[2] / "verification/engine/weights/default"
+SHIPPED = Path(__file__).resolve().parents[2] / "engine/weights/default"
 CONTEXT = (
     "The Harbour Line ferry leaves Pier 4 at 08:15 and reaches Eastport at 08:55. "
     "A single ticket costs $6 and a day pass costs $15.",

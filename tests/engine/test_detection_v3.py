@@ -13,18 +13,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verification.engine import DetectionConfig, DetectionInput, LexicalDetector, verify
-from verification.engine.claims import checkable_claims
-from verification.engine.query_types import QueryTypeClassifier
-from verification.engine.scoring import typed_checks
-from verification.engine.scoring.evidence_rules import (
+from engine import DetectionConfig, DetectionInput, LexicalDetector, verify
+from engine.claims import checkable_claims
+from engine.query_types import QueryTypeClassifier
+from engine.scoring import typed_checks
+from engine.scoring.evidence_rules import (
     UNCONFIRMED_CAP,
     damp_function_words,
     precise_labels,
 )
-from verification.engine.scoring.typed_values import values
-from verification.engine.text.locale_numbers import to_english_notation
-from verification.engine.types import Span, TokenProb
+from engine.scoring.typed_values import values
+from engine.text.locale_numbers import to_english_notation
+from engine.types import Span, TokenProb
 
 RULES_ONLY = QueryTypeClassifier(encoder=None)
 CONFIG = DetectionConfig(explain_embeddings=False)

@@ -1,4 +1,4 @@
-from verification.engine.explain.evidence import EvidenceIndex
+from engine.explain.evidence import EvidenceIndex
 
 
 def test_each_query_gets_its_best_sentence_with_passage_offsets(eiffel):

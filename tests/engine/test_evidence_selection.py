@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verification.engine import DetectionConfig, DetectionInput, LexicalDetector, verify
-from verification.engine.evidence_selection import budget_for, select_evidence
-from verification.engine.job_plan import detection_config
-from verification.engine.policy import PolicyDocument
-from verification.engine.query_types import QueryTypeClassifier
+from engine import DetectionConfig, DetectionInput, LexicalDetector, verify
+from engine.evidence_selection import budget_for, select_evidence
+from engine.job_plan import detection_config
+from engine.policy import PolicyDocument
+from engine.query_types import QueryTypeClassifier
 
 RULES_ONLY = QueryTypeClassifier(encoder=None)
 DETECTOR = LexicalDetector()

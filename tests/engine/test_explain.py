@@ -1,7 +1,7 @@
 import pytest
 
-from verification.engine.explain.labels import explain_spans
-from verification.engine.types import DetectionInput, Span
+from engine.explain.labels import explain_spans
+from engine.types import DetectionInput, Span
 
 
 def flag(context, response, fragment, encoder=None):

@@ -2,8 +2,8 @@
 
 import pytest
 
-from verification.engine.scoring.fields import field_findings
-from verification.engine.scoring.typed_checks import check
+from engine.scoring.fields import field_findings
+from engine.scoring.typed_checks import check
 
 PIPELINE = (
     '{"pipeline_id": 90317, "status": "failed", "triggered_by": "hwong", '

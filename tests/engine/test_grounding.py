@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from verification.engine.grounding import find_context
+from engine.grounding import find_context
 
 DOC = (
     "The Eiffel Tower is a wrought-iron lattice tower in Paris. It was built from 1887 "

@@ -1,6 +1,6 @@
 import pytest
 
-from verification.engine.text.language import answer_language, detect_language
+from engine.text.language import answer_language, detect_language
 
 
 @pytest.mark.parametrize(

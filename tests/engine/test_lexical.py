@@ -1,6 +1,6 @@
-from verification.engine.detectors.base import Detector
-from verification.engine.detectors.lexical import LexicalDetector
-from verification.engine.types import DetectionInput
+from engine.detectors.base import Detector
+from engine.detectors.lexical import LexicalDetector
+from engine.types import DetectionInput
 
 
 def probs(context, response):

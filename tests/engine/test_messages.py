@@ -1,6 +1,6 @@
 import pytest
 
-from verification.engine.text.messages import MessagesError, inputs_from_messages
+from engine.text.messages import MessagesError, inputs_from_messages
 
 
 def test_tool_and_function_results_become_passages_and_last_turns_are_used():

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from verification.engine.job_plan import JobPlan, Step
-from verification.engine.modes import AUTO, MODE_NAMES, MODES, mode_spec
-from verification.engine.policy import PolicyDocument, Resolved
-from verification.engine.types import Coverage, DetectionResult, Span
+from engine.job_plan import JobPlan, Step
+from engine.modes import AUTO, MODE_NAMES, MODES, mode_spec
+from engine.policy import PolicyDocument, Resolved
+from engine.types import Coverage, DetectionResult, Span
 
 
 def test_every_registered_mode_has_a_runner_and_a_known_fallback():

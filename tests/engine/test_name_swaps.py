@@ -7,10 +7,10 @@ typed checks and through the pipeline.
 
 import pytest
 
-from verification.engine import DetectionConfig, DetectionInput, LexicalDetector, verify
-from verification.engine.query_types import QueryTypeClassifier
-from verification.engine.scoring import roles, typed_checks
-from verification.engine.scoring.name_swaps import name_swap_findings
+from engine import DetectionConfig, DetectionInput, LexicalDetector, verify
+from engine.query_types import QueryTypeClassifier
+from engine.scoring import roles, typed_checks
+from engine.scoring.name_swaps import name_swap_findings
 
 pytestmark = pytest.mark.skipif(not roles.available(), reason="spaCy model not installed")
 

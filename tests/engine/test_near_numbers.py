@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from verification.engine.scoring.near_numbers import near_number_findings
-from verification.engine.scoring.typed_checks import check
+from engine.scoring.near_numbers import near_number_findings
+from engine.scoring.typed_checks import check
 
 FOOD_BANK = "The food bank served an average of 4,100 households per month."
 MEALS = (

@@ -2,15 +2,15 @@ import dataclasses
 
 import pytest
 
-from verification.engine import (
+from engine import (
     DetectionConfig,
     DetectionInput,
     LexicalDetector,
     verify,
     verify_batch,
 )
-from verification.engine.query_types import QueryTypeClassifier
-from verification.engine.types import Coverage
+from engine.query_types import QueryTypeClassifier
+from engine.types import Coverage
 
 RULES_ONLY = QueryTypeClassifier(encoder=None)  # fast and deterministic for pipeline tests
 CONFIG = DetectionConfig(explain_embeddings=False)

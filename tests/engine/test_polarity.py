@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from verification.engine.scoring import polarity
-from verification.engine.scoring.polarity import polarity_findings
-from verification.engine.scoring.typed_checks import _same_polarity, check
+from engine.scoring import polarity
+from engine.scoring.polarity import polarity_findings
+from engine.scoring.typed_checks import _same_polarity, check
 
 pytestmark = pytest.mark.skipif(not polarity._nlp(), reason="spaCy model not installed")
 

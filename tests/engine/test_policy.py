@@ -1,7 +1,7 @@
 import pytest
 from pydantic import ValidationError
 
-from verification.engine.policy import PolicyDocument, resolve
+from engine.policy import PolicyDocument, resolve
 
 
 def _policy(**kw):

@@ -1,12 +1,12 @@
 import pytest
 
-from verification.engine.query_types import (
+from engine.query_types import (
     QueryTypeClassifier,
     default_classifier,
     load_examples,
     rule_scores,
 )
-from verification.engine.types import QUERY_TYPES
+from engine.types import QUERY_TYPES
 
 
 def test_shipped_prototypes_cover_every_type():
@@ -91,9 +91,9 @@ def test_the_evaluation_set_is_large_balanced_and_disjoint_from_the_prototypes()
     ],
 )
 def test_a_factual_question_in_any_language_or_markup_is_not_skipped(question):
-    from verification.engine.detectors.lexical import LexicalDetector
-    from verification.engine.pipeline import DetectionConfig, verify
-    from verification.engine.types import DetectionInput
+    from engine.detectors.lexical import LexicalDetector
+    from engine.pipeline import DetectionConfig, verify
+    from engine.types import DetectionInput
 
     item = DetectionInput.build(["Some context."], "Some answer.", question)
     result = verify(item, DetectionConfig(), LexicalDetector())
@@ -110,13 +110,13 @@ def test_a_factual_question_in_any_language_or_markup_is_not_skipped(question):
     ],
 )
 def test_real_code_creative_and_opinion_requests_keep_their_type(query, label):
-    from verification.engine.query_types import classify_query
+    from engine.query_types import classify_query
 
     assert classify_query(query)[0] == label
 
 
 def test_markup_is_stripped_before_classifying():
-    from verification.engine.query_types import strip_markup
+    from engine.query_types import strip_markup
 
     assert strip_markup("<p>When was the <em>tower</em> built?</p>") == "When was the tower built?"
     assert strip_markup("Who wrote **Emma** and [this](http://x.y)?") == "Who wrote Emma and this?"

@@ -1,4 +1,4 @@
-from verification.engine.text.sentences import sentence_at, sentence_index_at, split_sentences
+from engine.text.sentences import sentence_at, sentence_index_at, split_sentences
 
 
 def test_sentences_keep_offsets_and_skip_abbreviations_and_decimals():
@@ -30,7 +30,7 @@ def test_sentence_at_picks_the_sentence_with_most_overlap():
 
 
 def test_a_statement_is_neither_a_table_row_nor_a_verbless_heading():
-    from verification.engine.text.sentences import states_something
+    from engine.text.sentences import states_something
 
     assert not states_something("| Tariff | Exit fee | Green |")
     assert not states_something("Deleting your account.")

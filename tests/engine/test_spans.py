@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from verification.engine.scoring.spans import (
+from engine.scoring.spans import (
     merge_spans,
     noisy_or,
     optimal_threshold,
@@ -10,7 +10,7 @@ from verification.engine.scoring.spans import (
     risk_level,
     span_max,
 )
-from verification.engine.types import Span, TokenProb
+from engine.types import Span, TokenProb
 
 
 def test_noisy_or_combines_only_tokens_above_the_token_threshold():

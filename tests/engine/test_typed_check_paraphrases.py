@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from verification.engine.scoring.typed_checks import check
-from verification.engine.scoring.typed_values import values
+from engine.scoring.typed_checks import check
+from engine.scoring.typed_values import values
 
 
 def conflicts(context: str, answer: str) -> list[str]:

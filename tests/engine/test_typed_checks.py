@@ -9,11 +9,11 @@ import re
 
 import pytest
 
-from verification.engine.detectors.lexical import LexicalDetector
-from verification.engine.pipeline import DetectionConfig, verify
-from verification.engine.scoring.typed_checks import adjust, check
-from verification.engine.scoring.typed_values import values
-from verification.engine.types import DetectionInput, TokenProb
+from engine.detectors.lexical import LexicalDetector
+from engine.pipeline import DetectionConfig, verify
+from engine.scoring.typed_checks import adjust, check
+from engine.scoring.typed_values import values
+from engine.types import DetectionInput, TokenProb
 
 
 def verdicts(context: str, answer: str) -> dict[str, str]:
@@ -183,8 +183,8 @@ def test_a_leading_no_answers_the_question_and_flips_nothing():
 
 
 def test_the_pipeline_reuses_the_findings_of_a_detector_that_already_checked(lexical, monkeypatch):
-    from verification.engine.detectors.ensemble import EnsembleDetector
-    from verification.engine.scoring import typed_checks
+    from engine.detectors.ensemble import EnsembleDetector
+    from engine.scoring import typed_checks
 
     calls = []
     real = typed_checks.check
@@ -511,7 +511,7 @@ def test_the_users_own_time_plus_a_stated_gap_is_worked_out():
 
 
 def test_a_clock_time_of_the_answers_own_lifts_the_score_over_the_uncertainty_band():
-    from verification.engine.scoring.typed_checks import ABSENT_TIME_FLOOR, floor_score
+    from engine.scoring.typed_checks import ABSENT_TIME_FLOOR, floor_score
 
     context = "Dosage: Take one 500 mg tablet every 8 hours, with or after food."
     query = "If I take my first tablet at 6 am, when should I take the other doses?"

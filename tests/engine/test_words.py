@@ -1,6 +1,6 @@
 import pytest
 
-from verification.engine.text.words import content_keys, normalize, normalize_number, stem, tokenize
+from engine.text.words import content_keys, normalize, normalize_number, stem, tokenize
 
 
 @pytest.mark.parametrize(

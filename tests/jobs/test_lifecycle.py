@@ -7,11 +7,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from engine.types import DetectionResult, Evidence, Span
 from verification.actions import sweep
 from verification.actions.claim import claim, claim_more
 from verification.actions.complete import Outcome, complete_job, fail_job
 from verification.actions.create import NewVerification, create_verification
-from verification.engine.types import DetectionResult, Evidence, Span
 from verification.models import (
     DetectedSpan,
     ModeArm,

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from engine.job_plan import JobPlan
 from tenants.models import Policy
 from tests.fixtures.llm import configure_llm
 from verification.actions.claim import claim
 from verification.actions.create import NewVerification, create_verification
 from verification.actions.stages import claim_mitigation
-from verification.engine.job_plan import JobPlan
 from verification.models import JobStage, OutboxMessage
 from verification.queue.enqueue import STAGE_TASKS, enqueue_stage
 from verification.stages import mitigate as mitigate_stage

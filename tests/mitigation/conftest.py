@@ -9,8 +9,8 @@ import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from engine import LLMClient, ModelConfig, Price, RetryPolicy
 from tests.fixtures.fake_llm import FakeLLM
-from verification.engine.mitigation import LLMClient, ModelConfig, Price, RetryPolicy
 
 #: $1 per million prompt tokens, $2 per million completion tokens for the fake models.
 TEST_PRICE = Price(input_per_mtok=1.0, output_per_mtok=2.0)

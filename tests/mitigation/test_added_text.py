@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from verification.engine.mitigation.added_text import unscored
-from verification.engine.mitigation.repair import DEFAULT_QUALIFIER, RepairSettings, repair
-from verification.engine.types import DetectionInput, DetectionResult, Span
+from engine.mitigation.added_text import unscored
+from engine.mitigation.repair import DEFAULT_QUALIFIER, RepairSettings, repair
+from engine.types import DetectionInput, DetectionResult, Span
 
 ANSWER = "The tower was completed in 1950. It is the tallest in the world."
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from verification.engine import bandit
+from engine import bandit
 
 
 def test_the_same_seed_gives_the_same_choices():

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from engine.mitigation.cascade import CascadeSettings, cascade
+from engine.types import DetectionInput, DetectionResult, Span
 from tests.fixtures.fake_llm import Reply
-from verification.engine.mitigation.cascade import CascadeSettings, cascade
-from verification.engine.types import DetectionInput, DetectionResult, Span
 
 ANSWER = "Alpha beta gamma delta."
 

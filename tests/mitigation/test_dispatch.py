@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from engine import Models, mitigate
+from engine.policy import PolicyDocument
+from engine.types import DetectionInput, DetectionResult
 from tests.fixtures.fake_detection import fake_redetect
 from tests.fixtures.fake_llm import Reply
-from verification.engine.mitigation import Models, mitigate
-from verification.engine.policy import PolicyDocument
-from verification.engine.types import DetectionInput, DetectionResult
 
 CONTEXT = ["The tower was completed in 1889."]
 WRONG = "The tower was completed in 1950."

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from verification.engine.mitigation.lightweight import headers, lightweight, warning_text
-from verification.engine.mitigation.prompts import (
+from engine.mitigation.lightweight import headers, lightweight, warning_text
+from engine.mitigation.prompts import (
     clean_answer,
     parse_cascade_reply,
     parse_json_reply,
     parse_judge_reply,
 )
-from verification.engine.mitigation.segments import split_sentences
-from verification.engine.policy import PolicyDocument
-from verification.engine.types import DetectionInput, DetectionResult, Span
+from engine.mitigation.segments import split_sentences
+from engine.policy import PolicyDocument
+from engine.types import DetectionInput, DetectionResult, Span
 
 
 def _det() -> DetectionResult:
@@ -108,7 +108,7 @@ def test_sentences_keep_their_offsets():
 
 
 def test_agreement_flags_changed_values_even_when_sentences_look_alike():
-    from verification.engine.mitigation.agreement import compare, embedding_similarity
+    from engine.mitigation.agreement import compare, embedding_similarity
 
     class BagOfWords:  # a stand-in encoder: unit vectors over a tiny vocabulary
         vocab = ["tower", "completed", "built", "1889", "1950", "paris", "cheese"]

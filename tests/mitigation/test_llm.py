@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from tests.fixtures.fake_llm import Reply
-from verification.engine.mitigation import (
+from engine import (
     Budget,
     BudgetExceeded,
     LLMClient,
@@ -17,6 +16,7 @@ from verification.engine.mitigation import (
     Price,
     RetryPolicy,
 )
+from tests.fixtures.fake_llm import Reply
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 

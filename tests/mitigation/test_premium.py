@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from engine import PremiumSettings, cross_check
+from engine.types import DetectionInput
 from tests.fixtures.fake_detection import fake_redetect
 from tests.fixtures.fake_llm import Reply
-from verification.engine.mitigation import PremiumSettings, cross_check
-from verification.engine.types import DetectionInput
 
 CONTEXT = [
     "The tower was completed in 1889. It stands in Paris.",
@@ -255,8 +255,8 @@ def test_a_second_round_asks_the_judge_again_but_not_the_verifiers(llm, client, 
 
 
 def test_verification_calls_the_budget_cannot_cover_are_skipped(llm, client, model):
-    from verification.engine.mitigation import Budget
-    from verification.engine.mitigation.prompts import answer_messages
+    from engine import Budget
+    from engine.mitigation.prompts import answer_messages
 
     llm.responder = _router(
         {

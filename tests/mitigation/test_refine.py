@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from engine import Budget
+from engine.mitigation.refine import RefineSettings, refine
+from engine.policy import PolicyDocument
+from engine.types import DetectionInput
 from tests.fixtures.fake_detection import fake_redetect
 from tests.fixtures.fake_llm import Reply
-from verification.engine.mitigation import Budget
-from verification.engine.mitigation.refine import RefineSettings, refine
-from verification.engine.policy import PolicyDocument
-from verification.engine.types import DetectionInput
 
 CONTEXT = ["The Eiffel Tower was completed in 1889 in Paris for the World Fair."]
 QUERY = "When and where was the Eiffel Tower completed?"
@@ -143,7 +143,7 @@ def test_it_stops_before_a_call_the_budget_cannot_pay(llm, client, model):
 
 
 def _refine_prompt():
-    from verification.engine.mitigation.prompts import refinement_messages
+    from engine.mitigation.prompts import refinement_messages
 
     item = _item()
     return refinement_messages(item.context, item.query, item.response, fake_redetect(item).spans)

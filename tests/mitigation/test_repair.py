@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from engine.mitigation.repair import RepairSettings, evidence_value, repair
+from engine.types import DetectionInput, DetectionResult, Evidence, Span
 from tests.fixtures.fake_detection import fake_redetect
-from verification.engine.mitigation.repair import RepairSettings, evidence_value, repair
-from verification.engine.types import DetectionInput, DetectionResult, Evidence, Span
 
 Q = "(Not confirmed by the provided context) "
 

@@ -6,11 +6,10 @@ import json
 
 import pytest
 
+from engine import DetectionConfig, DetectionInput, LexicalDetector, cross_check, redetector
+from engine.mitigation.refine import refine
+from engine.mitigation.repair import repair
 from tests.fixtures.fake_llm import Reply
-from verification.engine import DetectionConfig, DetectionInput, LexicalDetector
-from verification.engine.mitigation import cross_check, redetector
-from verification.engine.mitigation.refine import refine
-from verification.engine.mitigation.repair import repair
 
 CONTEXT = ["The Eiffel Tower was completed in 1889 in Paris for the World Fair."]
 WRONG = "The Eiffel Tower was completed in 1950 in Lyon."

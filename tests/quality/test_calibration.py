@@ -9,15 +9,15 @@ import pytest
 
 from dashboard.models import PolicyChange
 from dashboard.policy.actions import current_document, current_version, save_policy
+from engine.detectors.registry import load_detector
+from engine.job_plan import detection_config
+from engine.pipeline import verify
+from engine.policy import Calibration, PolicyDocument
+from engine.types import DetectionInput
 from quality import calibration
 from quality.models import Dataset, Evaluation
 from tenants.models import AuditEvent
 from tests.dashboard.conftest import make_job
-from verification.engine.detectors.registry import load_detector
-from verification.engine.job_plan import detection_config
-from verification.engine.pipeline import verify
-from verification.engine.policy import Calibration, PolicyDocument
-from verification.engine.types import DetectionInput
 from verification.serializers import VerificationSerializer
 
 from .test_review_queue import signed_in

@@ -9,13 +9,13 @@ import pytest
 
 from dashboard.models import PolicyChange
 from dashboard.policy.actions import current_document, save_policy
+from engine.detectors.registry import load_detector
+from engine.job_plan import detection_config
+from engine.pipeline import verify
+from engine.policy import PolicyDocument, QueryTypeCalibration
+from engine.query_types import KnownTypes
+from engine.types import DetectionInput
 from quality import calibration
-from verification.engine.detectors.registry import load_detector
-from verification.engine.job_plan import detection_config
-from verification.engine.pipeline import verify
-from verification.engine.policy import PolicyDocument, QueryTypeCalibration
-from verification.engine.query_types import KnownTypes
-from verification.engine.types import DetectionInput
 
 from .test_calibration import evaluation_of
 from .test_review_queue import signed_in

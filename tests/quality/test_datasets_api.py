@@ -10,9 +10,9 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from engine.train.datagen import load_sources
 from quality.models import Dataset, DatasetRow
 from tenants.models import Plan
-from verification.engine.train.datagen import load_sources
 
 pytestmark = pytest.mark.django_db
 

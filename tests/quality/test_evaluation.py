@@ -11,13 +11,13 @@ from django.utils import timezone
 
 from dashboard.models import PolicyChange
 from dashboard.policy.actions import save_policy
+from engine.detectors.registry import load_detector
+from engine.policy import PolicyDocument
 from quality import datasets
 from quality.evaluation import run_evaluation, start_evaluation
 from quality.models import Evaluation
 from tests.dashboard.conftest import add_usage, make_job
 from verification.billing.report import monthly_report, report_as_csv
-from verification.engine.detectors.registry import load_detector
-from verification.engine.policy import PolicyDocument
 from verification.models import UsageRecord
 
 from .test_review_queue import signed_in

@@ -10,13 +10,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from engine.detectors.registry import load_detector
+from engine.policy import PolicyDocument
 from quality import datasets
 from quality import evaluation as evaluations
 from quality.evaluation import run_evaluation, start_evaluation, sweep_stalled_evaluations
 from quality.models import Evaluation
 from tenants.models import AuditEvent
-from verification.engine.detectors.registry import load_detector
-from verification.engine.policy import PolicyDocument
 from workers.tasks.maintenance import sweep_jobs
 
 from .test_evaluation import ROWS

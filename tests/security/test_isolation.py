@@ -13,6 +13,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from dashboard.policy.actions import save_policy
+from engine.policy import PolicyDocument
 from knowledge.models import Document, DocumentVersion, KnowledgeBase
 from quality.models import Dataset, Evaluation
 from tenants.invitations import Invitation
@@ -20,7 +21,6 @@ from tenants.llm_providers import LLMProvider
 from tenants.models import ApiKey, Membership, Policy, WebhookEndpoint
 from tenants.request_log import RequestLogEntry
 from tests.conftest import client_for
-from verification.engine.policy import PolicyDocument
 from verification.models import VerificationJob, WebhookDelivery
 
 pytestmark = pytest.mark.django_db

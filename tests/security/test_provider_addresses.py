@@ -8,9 +8,9 @@ import socket
 
 import pytest
 
+from engine import LLMError
 from security import urlguard
 from tests.fixtures.llm import configure_llm
-from verification.engine.mitigation import LLMError
 from verification.tenant_config import client_for, model_config
 
 pytestmark = pytest.mark.django_db
@@ -127,8 +127,8 @@ def test_every_llm_connection_goes_to_the_address_it_checked(
 def test_every_provider_family_connects_through_the_guard(tenant_a, fake_llm, llm_hosts, prefix):
     # given a provider whose stored API base is the loopback address (saved before the
     # operator narrowed the allow-list), in any of litellm's provider families
+    from engine.mitigation.llm import is_refused
     from tenants.llm_providers import LLMProvider
-    from verification.engine.mitigation.llm import is_refused
 
     llm_hosts([])
     LLMProvider.objects.create(

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from engine import LLMError
 from tests.fixtures.fake_llm import Reply
 from tests.fixtures.llm import FAKE_PRICE, configure_llm
-from verification.engine.mitigation import LLMError
 from verification.tenant_config import client_for, model_config
 
 pytestmark = pytest.mark.django_db

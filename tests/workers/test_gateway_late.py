@@ -7,10 +7,10 @@ import anthropic
 import openai
 import pytest
 
+from engine.policy import DEFAULT_UNVERIFIED_NOTE
 from tenants.models import Policy
 from tests.fixtures.fake_llm import Reply
 from tests.fixtures.llm import configure_llm
-from verification.engine.policy import DEFAULT_UNVERIFIED_NOTE
 from verification.models import VerificationJob
 
 EIFFEL_DOC = "The Eiffel Tower was built from 1887 to 1889 on the Champ de Mars in Paris."

@@ -9,14 +9,11 @@ from dataclasses import asdict, dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
+from engine import MODES, DetectionResult, JobPlan, MitigationResult
 from observability import metrics
 
 from .. import mode_selection
 from ..billing import usage as billing
-from ..engine.job_plan import JobPlan
-from ..engine.mitigation.result import MitigationResult
-from ..engine.modes import MODES
-from ..engine.types import DetectionResult
 from ..models import DetectedSpan, JobStage, JobStatus, VerificationJob
 from ..queue.wait import job_finished
 from ..webhooks import dispatch as webhooks

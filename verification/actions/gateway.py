@@ -7,9 +7,9 @@ from decimal import Decimal
 
 from django.db import transaction
 
+from engine import LLMCall
 from tenants.models import ApiKey, Tenant
 
-from ..engine.mitigation.llm_types import LLMCall
 from ..models import LLMCallRecord, VerificationJob
 from .create import NewVerification, create_verification
 

@@ -9,7 +9,8 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ..engine.job_plan import JobPlan
+from engine import JobPlan
+
 from ..models import JobStage, JobStatus, VerificationJob
 from ..queue.enqueue import enqueue_stage
 from .claim import lease

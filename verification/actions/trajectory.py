@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from decimal import Decimal
 
-from ..engine.mitigation.result import MitigationResult
+from engine import MitigationResult
+
 from ..models import LLMCallRecord, MitigationStep, VerificationJob
 
 

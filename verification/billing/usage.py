@@ -13,8 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..engine.mitigation.result import MitigationResult
-from ..engine.modes import MODES
+from engine import MODES, MitigationResult
+
 from ..models import LLMCallRecord, UsageRecord, VerificationJob
 
 #: The billing line of a verification whose query type the policy skips: nothing was

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from typing import Any
 
-from ..engine.types import CitationReport, Coverage, DetectionResult, Evidence, Span
+from engine import CitationReport, Coverage, DetectionResult, Evidence, Span
 
 
 def result_to_dict(result: DetectionResult) -> dict[str, Any]:

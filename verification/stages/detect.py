@@ -17,17 +17,24 @@ from typing import Any
 
 from django.conf import settings
 
+from engine import (
+    DetectionConfig,
+    DetectionInput,
+    DetectionResult,
+    JobPlan,
+    KnownTypes,
+    Step,
+    default_classifier,
+    redetector,
+    repair,
+    verify_groups,
+)
 from observability import metrics
 from observability.logcontext import bind
 from tenants.models import Tenant
 
 from ..actions.complete import Outcome, complete_job, fail_job
 from ..actions.stages import hand_to_mitigation
-from ..engine import DetectionConfig, DetectionInput, DetectionResult, verify_groups
-from ..engine.job_plan import JobPlan, Step
-from ..engine.mitigation.redetect import redetector
-from ..engine.mitigation.repair import repair
-from ..engine.query_types import KnownTypes, default_classifier
 from ..models import VerificationJob
 from ..tenant_config import service_detector
 from .codec import result_to_dict

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from engine import JobPlan, checkable_claims, narrowed
 from knowledge.ids import parse_kb_id
 from knowledge.metadata import matching_documents
 from knowledge.models import DocumentStatus, KnowledgeBase, WebSearchSettings
@@ -24,9 +25,6 @@ from knowledge.retrieval import search_many as kb_search_many
 from knowledge.web_search import WebSearchError
 from knowledge.web_search import search as web_search
 
-from ..engine.claims import checkable_claims
-from ..engine.job_plan import JobPlan
-from ..engine.search_controls import narrowed
 from ..models import VerificationJob
 
 log = logging.getLogger(__name__)

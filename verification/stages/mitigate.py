@@ -16,15 +16,21 @@ from decimal import Decimal
 from django.db.models import Sum
 from django.utils import timezone
 
+from engine import (
+    Budget,
+    CascadeSettings,
+    DetectionInput,
+    DetectionResult,
+    JobPlan,
+    KnownTypes,
+    MitigationResult,
+    Models,
+    cascade,
+    mitigate,
+    redetector,
+)
+
 from ..actions.complete import Outcome, complete_job
-from ..engine.job_plan import JobPlan
-from ..engine.mitigation.cascade import CascadeSettings, cascade
-from ..engine.mitigation.dispatch import Models, mitigate
-from ..engine.mitigation.llm import Budget
-from ..engine.mitigation.redetect import redetector
-from ..engine.mitigation.result import MitigationResult
-from ..engine.query_types import KnownTypes
-from ..engine.types import DetectionInput, DetectionResult
 from ..models import LLMCallRecord, VerificationJob
 from ..tenant_config import (
     client_for,

@@ -7,7 +7,8 @@ bandit's choice for `auto`, and the tenant's default model.
 
 from __future__ import annotations
 
-from ..engine.job_plan import JobPlan, resolve_request
+from engine import JobPlan, resolve_request
+
 from ..mode_selection import choose_mode
 from ..models import VerificationJob
 from ..tenant_config import policy_for

@@ -20,10 +20,9 @@ from django.utils import timezone
 from dashboard.demo_scenarios import DEMO_POLICY, MODEL_PRICE, MODELS, PLANS, SCENARIOS
 from dashboard.models import PolicyChange
 from dashboard.policy.actions import save_policy
+from engine import PolicyDocument, risk_level
 from tenants.models import ApiKey, Membership, Plan, Tenant, WebhookEndpoint
 from verification.billing.usage import price_for
-from verification.engine.policy import PolicyDocument
-from verification.engine.scoring.spans import risk_level
 from verification.models import (
     DetectedSpan,
     Feedback,

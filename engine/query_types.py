@@ -280,7 +280,7 @@ def classify_query(query: str | None) -> tuple[str, float]:
 def main() -> None:
     """Refit the shipped weights from the shipped prototypes (run after editing them):
 
-    python -c "from verification.engine.query_types import main; main()"
+    python -c "from engine.query_types import main; main()"
     """
     encoder = get_encoder()
     if encoder is None:

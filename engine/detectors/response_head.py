@@ -16,7 +16,7 @@ probabilities (the MiniLM model's and the lexical detector's):
 
 Its weights are non-negative on every probability feature (a more suspicious
 token never lowers the score), fitted with class-balanced weights on the
-human labels of the TRAINING sets only (`python -m verification.engine.train.head`),
+human labels of the TRAINING sets only (`python -m engine.train.head`),
 and stored as JSON beside the model. Inference is a dot product: no sklearn.
 """
 

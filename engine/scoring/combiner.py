@@ -1,7 +1,7 @@
 """The combiner: one calibrated answer-level probability from every signal (Detection v3).
 
 A standardised logistic regression over `signals.SIGNALS`, fitted by
-`python -m verification.engine.train.combiner` on the training sources and the
+`python -m engine.train.combiner` on the training sources and the
 customer-style development sets, each source weighing the same and each class within
 it the same. Weights on evidence of a hallucination (a model probability, an absent
 value, a conflict, novelty) are non-negative, and weights on evidence of support
