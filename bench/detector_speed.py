@@ -82,7 +82,7 @@ class BenchConfig:
     model_shape: dict[str, int] = field(default_factory=lambda: dict(MODERNBERT_BASE))
     seed: int = 13
     data_file: Path = DATA_FILE
-    compare_to: Path | None = ROOT / "verification" / "engine" / "weights" / "default"
+    compare_to: Path | None = ROOT / "engine" / "weights" / "default"
     rounds: int = 2  # alternating new/old rounds of the target cell
 
 

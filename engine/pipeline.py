@@ -27,6 +27,7 @@ from .scoring.evidence_rules import (
     precise_labels,
     relevant_passages,
 )
+from .scoring.findings import Finding
 from .scoring.signals import answer_signals
 from .scoring.spans import merge_spans, response_score, risk_level
 from .scoring.values_only import values_only
@@ -390,7 +391,7 @@ def _score(
     combiner: Combiner | None = None,
 ) -> DetectionResult:
     coverage = _merge_coverage(pred.coverage, cap)
-    findings: list[typed_checks.Finding] = []
+    findings: list[Finding] = []
     if config.typed_checks:
         done = pred.typed_findings  # the default detector checked before its head
         findings = (
@@ -499,7 +500,7 @@ def _verdict(score: float, detected: bool, spans: list[Span], config: DetectionC
 
 
 def _with_conflicts(
-    item: DetectionInput, spans: list[Span], findings: Sequence[typed_checks.Finding]
+    item: DetectionInput, spans: list[Span], findings: Sequence[Finding]
 ) -> list[Span]:
     """Spans with every typed conflict reported as a contradiction with its evidence:
     a span over it is relabelled, and a conflict no span covers is added."""

@@ -79,15 +79,15 @@ def model_name_problem(name: Any) -> str | None:
     )
 
 
-def _as_list(value: Any) -> list:
+def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _as_map(value: Any) -> Mapping:
+def _as_map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _model_problems(data: Mapping) -> list[Problem]:
+def _model_problems(data: Mapping[str, Any]) -> list[Problem]:
     out: list[Problem] = []
     premium, cascade = _as_map(data.get("premium")), _as_map(data.get("cascade"))
     for i, name in enumerate(_as_list(premium.get("verification_models"))):
@@ -104,7 +104,7 @@ def _model_problems(data: Mapping) -> list[Problem]:
     return out
 
 
-def _mode_problems(data: Mapping) -> list[Problem]:
+def _mode_problems(data: Mapping[str, Any]) -> list[Problem]:
     out: list[Problem] = []
     allowed_raw = data.get("allowed_modes", list(MODE_NAMES))
     allowed = {m for m in _as_list(allowed_raw) if m in MODE_NAMES}
@@ -131,7 +131,7 @@ def _mode_problems(data: Mapping) -> list[Problem]:
     return out
 
 
-def _job_modes(data: Mapping) -> list[tuple[Loc, Any]]:
+def _job_modes(data: Mapping[str, Any]) -> list[tuple[Loc, Any]]:
     """Where `data` sets the mode a job gets (the default, each decision's), and the mode."""
     found: list[tuple[Loc, Any]] = [(("default_mode",), data.get("default_mode"))]
     for d, decision in enumerate(_as_list(data.get("decisions"))):
@@ -141,7 +141,7 @@ def _job_modes(data: Mapping) -> list[tuple[Loc, Any]]:
     return found
 
 
-def _requirement_problems(data: Mapping) -> list[Problem]:
+def _requirement_problems(data: Mapping[str, Any]) -> list[Problem]:
     """A mode a job gets whose required policy field is empty (premium without any
     verification model) would only ever run as its fallback: refused, once per mode."""
     out: list[Problem] = []
@@ -155,7 +155,7 @@ def _requirement_problems(data: Mapping) -> list[Problem]:
     return out
 
 
-def consistency_problems(data: Mapping) -> list[Problem]:
+def consistency_problems(data: Mapping[str, Any]) -> list[Problem]:
     """Cross-field problems of a raw policy document (it may be otherwise invalid)."""
     out = _mode_problems(data) + _model_problems(data) + _requirement_problems(data)
     cascade = _as_map(data.get("cascade"))
@@ -193,7 +193,7 @@ def _callable(name: str, available: Available) -> bool:
     return name in available.models
 
 
-def availability_problems(data: Mapping, available: Available) -> list[Problem]:
+def availability_problems(data: Mapping[str, Any], available: Available) -> list[Problem]:
     """Models the tenant cannot call, and modes it cannot run (one that needs an LLM
     when it has none): refused before they are published, not discovered by a job."""
     out = [
@@ -229,7 +229,7 @@ def availability_problems(data: Mapping, available: Available) -> list[Problem]:
     return out
 
 
-def _knowledge_base_problems(data: Mapping, available: Available) -> list[Problem]:
+def _knowledge_base_problems(data: Mapping[str, Any], available: Available) -> list[Problem]:
     """A default knowledge base that is not the tenant's (another tenant's, a deleted
     one, a typo) is refused when saved, not found out by every request without context."""
     name = _as_map(data.get("fact_check")).get("knowledge_base")
@@ -256,7 +256,7 @@ _NO_LLM_CASCADE = (
 )
 
 
-def _model_locations(data: Mapping) -> list[Problem]:
+def _model_locations(data: Mapping[str, Any]) -> list[Problem]:
     """Where `data` names models (as problems with an empty message, for their loc)."""
     locs: list[Problem] = []
     premium = _as_map(data.get("premium"))
@@ -278,7 +278,7 @@ def _name_at(data: Any, loc: Loc) -> Any:
 
 
 def check_policy(
-    data: Mapping, available: Available | None = None
+    data: Mapping[str, Any], available: Available | None = None
 ) -> tuple[PolicyDocument | None, list[Problem]]:
     """Validate `data` for publishing: the document, or None and every problem found.
     With `available`, also what the tenant cannot run (`availability_problems`)."""

@@ -222,7 +222,8 @@ class QueryTypeClassifier:
         logits = self.encoder.encode(list(queries)).astype(np.float64) @ self._w + self._b
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
-        return p / p.sum(axis=1, keepdims=True)
+        out: np.ndarray = p / p.sum(axis=1, keepdims=True)
+        return out
 
     def classify_batch(self, queries: Sequence[str | None]) -> list[tuple[str, float]]:
         """One (type, confidence) per query; an empty or missing query is ("other", 0.0)."""

@@ -32,10 +32,9 @@ def allowed_sources(policy: PolicyDocument) -> set[str]:
 
 
 def allowed_queries(policy: PolicyDocument) -> int:
-    return max(
-        [policy.fact_check.max_queries]
-        + [conf.max_queries for conf in _configs(policy) if conf.max_queries]
-    )
+    limits: list[int] = [policy.fact_check.max_queries]
+    limits += [conf.max_queries for conf in _configs(policy) if conf.max_queries]
+    return max(limits)
 
 
 def search_errors(

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..scoring import typed_checks
 from ..scoring.combiner import Combiner, load_combiner
+from ..scoring.findings import Finding
 from ..types import DetectionInput, TokenPrediction, TokenProb
 from .base import Detector
 from .response_head import ResponseHead, response_features, word_probs
@@ -92,7 +93,7 @@ class EnsembleDetector:
 
 def typed_inputs(
     item: DetectionInput, learned: TokenPrediction, grounded: TokenPrediction, typed: bool = True
-) -> tuple[TokenPrediction, TokenPrediction, list[typed_checks.Finding]]:
+) -> tuple[TokenPrediction, TokenPrediction, list[Finding]]:
     """Both members' predictions with the typed checks applied (before the head reads
     them, so the score moves with them), and the findings."""
     findings = typed_checks.check(item.context, item.response, item.query) if typed else []
@@ -110,7 +111,7 @@ def _pair(learned: TokenPrediction) -> float | None:
 
 def head_inputs(
     item: DetectionInput, learned: TokenPrediction, grounded: TokenPrediction, typed: bool = True
-) -> tuple[TokenPrediction, TokenPrediction, dict[str, float], list[typed_checks.Finding]]:
+) -> tuple[TokenPrediction, TokenPrediction, dict[str, float], list[Finding]]:
     """`typed_inputs` plus the head's features: what the ensemble's head reads, shared
     with the head's fitting (`train/head.py`), so both see the same inputs."""
     learned, grounded, findings = typed_inputs(item, learned, grounded, typed)

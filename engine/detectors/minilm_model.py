@@ -34,7 +34,7 @@ signature the windowed scorer uses for any Hugging Face checkpoint:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 from safetensors.torch import load_file
@@ -154,7 +154,7 @@ class MiniLMTokenClassifier(nn.Module):
         hidden = run_layers(self.bert.encoder.layer[self.frozen_layers :], hidden, mask)
         logits = self.classifier(torch.cat([self.dropout(hidden), feats.to(hidden.dtype)], dim=-1))
         if self.pair_classifier is None:
-            return logits
+            return cast(torch.Tensor, logits)
         pair = self.pair_classifier(self.dropout(hidden[:, 0]))
         return torch.cat([pair[:, None, :], logits[:, 1:]], dim=1)
 
@@ -191,7 +191,8 @@ def load_base_encoder(path: str | Path) -> BertModel:
     if missing:
         raise ValueError(f"{folder} lacks encoder weights: {sorted(missing)[:5]}")
     model.load_state_dict(weights, strict=False)  # buffers (position ids) are built in
-    return model.eval()
+    model.eval()
+    return model
 
 
 def build_model(

@@ -27,6 +27,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..text.words import is_content, tokenize
 from ..types import TokenProb
@@ -104,7 +105,7 @@ class ResponseHead:
     #: answer far longer than any training answer is not extrapolated linearly.
     low: tuple[float, ...] | None = None
     high: tuple[float, ...] | None = None
-    meta: dict = field(default_factory=dict, compare=False)
+    meta: dict[str, Any] = field(default_factory=dict[str, Any], compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.features)
@@ -136,7 +137,7 @@ class ResponseHead:
         return json.dumps(asdict(self), indent=1) + "\n"
 
     @classmethod
-    def from_dict(cls, raw: Mapping) -> ResponseHead:
+    def from_dict(cls, raw: Mapping[str, Any]) -> ResponseHead:
         return cls(
             features=tuple(raw["features"]),
             mean=tuple(float(x) for x in raw["mean"]),

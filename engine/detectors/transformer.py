@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -92,7 +92,7 @@ def resolve_dtype(device: torch.device, dtype: str | torch.dtype | None) -> torc
     if isinstance(dtype, torch.dtype):
         return dtype
     if dtype is not None:
-        return getattr(torch, dtype)
+        return cast(torch.dtype, getattr(torch, dtype))
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return torch.bfloat16 if device.type == "cpu" and cpu_has_native_bf16() else torch.float32

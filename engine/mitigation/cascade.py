@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..types import DetectionInput, DetectionResult, Span
-from .llm import Budget, BudgetExceeded, LLMCall, LLMClient, LLMError, ModelConfig
+from .llm import Budget, LLMClient
+from .llm_types import BudgetExceeded, LLMCall, LLMError, ModelConfig
 from .prompts import cascade_messages, parse_cascade_reply
 
 Tier = Literal["encoder", "llm", "encoder_fallback"]

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from ..modes import AUTO, mode_spec
 from ..policy import PolicyDocument
 from ..types import DetectionInput, DetectionResult
-from .llm import Budget, LLMClient, ModelConfig
+from .llm import Budget, LLMClient
+from .llm_types import ModelConfig
 from .result import Iteration, MitigationResult, Redetect
 
 

@@ -15,7 +15,8 @@ from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .llm import LLMCall, LLMClient, LLMError, Message, ModelConfig, close_stream
+from .llm import LLMClient, close_stream
+from .llm_types import LLMCall, LLMError, Message, ModelConfig
 
 
 @dataclass

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 from ..types import DetectionInput, DetectionResult, Span
 from .added_text import unscored
 from .agreement import Comparison, Similarity, compare, lexical_similarity
-from .llm import Budget, BudgetExceeded, LLMCall, LLMClient, LLMError, LLMRequest, ModelConfig
+from .llm import Budget, LLMClient
+from .llm_types import BudgetExceeded, LLMCall, LLMError, LLMRequest, ModelConfig
 from .prompts import DisputedClaim, JudgeVerdict, answer_messages, judge_messages, parse_judge_reply
 from .repair import DEFAULT_QUALIFIER, qualify
 from .result import Change, Iteration, MitigationResult, Redetect, score_of

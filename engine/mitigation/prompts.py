@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..types import Span
-from .llm import Message
+from .llm_types import Message
 
 MAX_CONTEXT_CHARS = 12_000
 

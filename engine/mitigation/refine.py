@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from ..policy import PolicyDocument
 from ..types import DetectionInput, DetectionResult
-from .llm import Budget, BudgetExceeded, LLMClient, LLMError, ModelConfig
+from .llm import Budget, LLMClient
+from .llm_types import BudgetExceeded, LLMError, ModelConfig
 from .prompts import clean_answer, refinement_messages
 from .repair import repair
 from .result import Iteration, MitigationResult, Redetect, score_of

@@ -20,6 +20,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .signals import SIGNALS
 
@@ -37,7 +38,7 @@ class Combiner:
     bias: float
     low: tuple[float, ...]
     high: tuple[float, ...]
-    meta: dict = field(default_factory=dict, compare=False)
+    meta: dict[str, Any] = field(default_factory=dict[str, Any], compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.features)
@@ -65,7 +66,7 @@ class Combiner:
         return json.dumps(asdict(self), indent=1) + "\n"
 
     @classmethod
-    def from_dict(cls, raw: Mapping) -> Combiner:
+    def from_dict(cls, raw: Mapping[str, Any]) -> Combiner:
         def floats(key: str) -> tuple[float, ...]:
             return tuple(float(x) for x in raw[key])
 

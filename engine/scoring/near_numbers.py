@@ -135,7 +135,10 @@ def _worked_out(x: float, pool: list[float]) -> bool:
     """A sum, difference, product, ratio or percentage of two figures, or the sum of all."""
     figures = list(dict.fromkeys(pool))[:40]
     tolerance = ROUNDING if x % 100 == 0 else 1e-6
-    close = lambda y: abs(y - x) <= tolerance * max(1.0, abs(x))  # noqa: E731
+
+    def close(y: float) -> bool:
+        return abs(y - x) <= tolerance * max(1.0, abs(x))
+
     if len(figures) > 2 and close(sum(figures)):
         return True
     return any(

@@ -38,7 +38,8 @@ from __future__ import annotations
 import datetime
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..text.sentences import clause_spans, sentence_at, split_sentences, states_something
 from ..text.words import content_keys, stem
@@ -328,7 +329,7 @@ def _scaled(
     nums: list[float],
     stated: list[tuple[int, str, Value]],
     asked: Sequence[Value],
-    close,
+    close: Callable[[float], bool],
     change: bool,
 ) -> bool:
     """A value worked out from a comparable one and a plain number or a percentage:
@@ -417,7 +418,10 @@ def _per_period(stated: tuple[int, str, Value]) -> bool:
 
 
 def _spelled_out_sum(
-    value: Value, stated: list[tuple[int, str, Value]], counts: Sequence[float], close
+    value: Value,
+    stated: list[tuple[int, str, Value]],
+    counts: Sequence[float],
+    close: Callable[[float], bool],
 ) -> bool:
     """A total the answer works out in the open: every comparable amount its sentence
     states before the total, each possibly times a count, added up ("5 days at €38.00 a
@@ -502,7 +506,7 @@ def _date_plus_days(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
 _NET_TERMS = re.compile(r"\bnet[\s-]+(\d{1,3})\b(?!\s*(?:%|percent))", re.IGNORECASE)
 
 
-def _net_days(stated: list[tuple[int, str, Value]]) -> list[tuple[int, set[tuple]]]:
+def _net_days(stated: list[tuple[int, str, Value]]) -> list[tuple[int, set[tuple[Any, ...]]]]:
     """(days, the dates of its sentence) for each "net N" payment term: the term counts
     from the invoice date it names, not from any date of the document."""
     out = []

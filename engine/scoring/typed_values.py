@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..text.words import MONTHS as WORD_MONTHS
 from ..text.words import NUMBER_WORDS as WORD_NUMBERS
@@ -184,7 +184,7 @@ class Value:
     start: int
     end: int
     kind: ValueKind
-    canon: tuple
+    canon: tuple[Any, ...]
     unit: str | None = None  # quantities: the written unit, or the unit the key names
 
     def same(self, other: Value) -> bool:

@@ -25,6 +25,7 @@ import sys
 import time
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import torch
 import transformers
@@ -40,7 +41,7 @@ FROZEN_LAYERS = 0  # every encoder layer trains; the embeddings stay the wheel's
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    repo_root = Path(__file__).resolve().parents[3]
+    repo_root = Path(__file__).resolve().parents[2]
     default_data = os.environ.get("TRUTHLENS_DATA_DIR", str(repo_root.parent / "shared" / "data"))
     p = argparse.ArgumentParser(prog="python -m engine.train", description=__doc__)
     # The v2 recipe writes the candidate folder: it becomes the shipped default only when it
@@ -75,7 +76,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 def _data_hashes(args: argparse.Namespace, data_files: list[str]) -> dict[str, str]:
     """sha256 of each raw training file; with --prepared, as recorded when it was prepared."""
     if args.prepared is not None:
-        return json.loads((args.prepared / "data_files.json").read_text())
+        recorded: dict[str, str] = json.loads((args.prepared / "data_files.json").read_text())
+        return recorded
     return {name: file_sha256(args.data_dir / name) for name in data_files}
 
 
@@ -86,7 +88,9 @@ def _base_version(args: argparse.Namespace) -> str:
     return metadata.version(embedded.BASE_PACKAGE)
 
 
-def _manifest(args: argparse.Namespace, weights: Path, results: list, started: float) -> dict:
+def _manifest(
+    args: argparse.Namespace, weights: Path, results: list[Any], started: float
+) -> dict[str, Any]:
     used = sorted({n for s in STAGES if s.name in args.stages.split(",") for n in s.sources})
     data_files = sorted({f for name in used for f in sources.files(name)})
     return {

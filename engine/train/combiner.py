@@ -32,6 +32,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ L2 = 3e-2
 PER_SOURCE = 150
 
 
-def customer_rows(cases_dir: Path, name: str) -> list[dict]:
+def customer_rows(cases_dir: Path, name: str) -> list[dict[str, Any]]:
     rows = []
     for line in (cases_dir / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -65,15 +66,15 @@ def customer_rows(cases_dir: Path, name: str) -> list[dict]:
     return rows
 
 
-def training_rows(data_dir: Path, per_source: int = PER_SOURCE) -> list[dict]:
+def training_rows(data_dir: Path, per_source: int = PER_SOURCE) -> list[dict[str, Any]]:
     import random
 
-    rows: list[dict] = [
+    rows: list[dict[str, Any]] = [
         {"context": r.items(), "query": r.question, "response": r.answer, "label": r.label,
          "source": r.source}
         for r in load_rows(data_dir) + source_rows(data_dir)
     ]  # fmt: skip
-    by_source: dict[str, list[dict]] = {}
+    by_source: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_source.setdefault(row["source"], []).append(row)
     out = []
@@ -84,7 +85,9 @@ def training_rows(data_dir: Path, per_source: int = PER_SOURCE) -> list[dict]:
     return out
 
 
-def collect(rows: list[dict], detector_spec: str = "embedded", batch: int = 16) -> list[dict]:
+def collect(
+    rows: list[dict[str, Any]], detector_spec: str = "embedded", batch: int = 16
+) -> list[dict[str, Any]]:
     """Each row with its pipeline `signals` and shipped `score` (the default policy's
     detection settings, the combiner switched off)."""
     from dataclasses import replace
@@ -114,7 +117,7 @@ def collect(rows: list[dict], detector_spec: str = "embedded", batch: int = 16) 
     return out
 
 
-def weights_for(rows: list[dict]) -> np.ndarray:
+def weights_for(rows: list[dict[str, Any]]) -> np.ndarray:
     counts = Counter((r["source"], r["label"]) for r in rows)
     sources = Counter(r["source"] for r in rows)
     w = []
@@ -124,7 +127,7 @@ def weights_for(rows: list[dict]) -> np.ndarray:
     return np.asarray(w)
 
 
-def fit(rows: list[dict], features: tuple[str, ...] = SIGNALS) -> Combiner:
+def fit(rows: list[dict[str, Any]], features: tuple[str, ...] = SIGNALS) -> Combiner:
     x = np.asarray([[r["signals"][f] for f in features] for r in rows], dtype=np.float64)
     y = np.asarray([r["label"] for r in rows], dtype=np.float64)
     sw = weights_for(rows)
@@ -154,7 +157,7 @@ def _metrics(y: np.ndarray, s: np.ndarray, threshold: float = 0.5) -> tuple[floa
     return round(auroc, 4), round(bacc, 4)
 
 
-def scores(model: Combiner, rows: list[dict]) -> np.ndarray:
+def scores(model: Combiner, rows: list[dict[str, Any]]) -> np.ndarray:
     # the pipeline's floor: a contradiction keeps the score at or above CONFLICT_FLOOR
     from ..scoring.typed_checks import CONFLICT_FLOOR
 
@@ -166,7 +169,7 @@ def scores(model: Combiner, rows: list[dict]) -> np.ndarray:
     )
 
 
-def best_threshold(model: Combiner, dev: list[dict]) -> float:
+def best_threshold(model: Combiner, dev: list[dict[str, Any]]) -> float:
     """The threshold with the best mean balanced accuracy over the development sets."""
     sets = sorted({r["source"] for r in dev})
     grid = np.round(np.arange(0.2, 0.81, 0.01), 2)
@@ -189,7 +192,9 @@ def shifted(model: Combiner, threshold: float) -> Combiner:
     return replace(model, bias=round(model.bias - logit, 8))
 
 
-def reliability(model: Combiner, rows: list[dict], bins: int = 10) -> list[dict]:
+def reliability(
+    model: Combiner, rows: list[dict[str, Any]], bins: int = 10
+) -> list[dict[str, Any]]:
     s = scores(model, rows)
     y = np.asarray([r["label"] for r in rows])
     out = []
@@ -203,7 +208,7 @@ def reliability(model: Combiner, rows: list[dict], bins: int = 10) -> list[dict]
 
 
 def main(argv: list[str] | None = None) -> int:
-    repo = Path(__file__).resolve().parents[3]
+    repo = Path(__file__).resolve().parents[2]
     p = argparse.ArgumentParser(prog="python -m engine.train.combiner")
     p.add_argument("--data-dir", type=Path,
                    default=Path(os.environ.get("TRUTHLENS_DATA_DIR", repo.parent / "shared" / "data")))  # fmt: skip

@@ -23,7 +23,9 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 import transformers
@@ -34,7 +36,7 @@ from .encode import encode_examples
 from .loop import LoopConfig, train
 from .reference import write_reference_predictions
 
-CASES_DIR = Path(__file__).resolve().parents[3] / "bench" / "cases"
+CASES_DIR = Path(__file__).resolve().parents[2] / "bench" / "cases"
 #: Sets written blind and kept for the next measurement: never trained on.
 HELD_OUT = frozenset({"ze", "zf"})
 
@@ -85,8 +87,8 @@ def fine_tune(
     lr: float = 3e-5,
     seed: int = 13,
     max_length: int = embedded.INFERENCE_MAX_LENGTH,
-    log=print,
-) -> dict:
+    log: Callable[..., None] = print,
+) -> dict[str, Any]:
     """Train `source`'s weights on the named sets and write the result to `out`."""
     started = time.time()
     torch.manual_seed(seed)

@@ -46,6 +46,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -137,7 +138,7 @@ def is_dev(context: str, percent: int = DEV_PERCENT) -> bool:
 
 def featurize(
     rows: list[Row], model_dir: Path, batch_size: int = 32
-) -> tuple[np.ndarray, list, list]:
+) -> tuple[np.ndarray, list[Any], list[Any]]:
     """(feature matrix in `FEATURES` order, span-max of the equal-weight ensemble per row,
     the raw (model, lexical) token predictions per row)."""
     from ..detectors.ensemble import combine, head_inputs
@@ -166,7 +167,7 @@ def featurize(
 MODEL_WEIGHTS = (0.5, 0.65, 0.8, 1.0)
 
 
-def word_f1(rows: list[Row], raw: list, weight: float, threshold: float = 0.5) -> float:
+def word_f1(rows: list[Row], raw: list[Any], weight: float, threshold: float = 0.5) -> float:
     """Word-level F1 of the ensemble's flagged words against the gold spans."""
     from ..detectors.ensemble import combine
 
@@ -227,7 +228,7 @@ def _balanced_accuracy(y: np.ndarray, s: np.ndarray, threshold: float = 0.5) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    repo_root = Path(__file__).resolve().parents[3]
+    repo_root = Path(__file__).resolve().parents[2]
     default_data = os.environ.get("TRUTHLENS_DATA_DIR", str(repo_root.parent / "shared" / "data"))
     p = argparse.ArgumentParser(prog="python -m engine.train.head", description=__doc__)
     p.add_argument("--model-dir", type=Path, default=repo_root / "bench" / "models" / "embedded_v2")
@@ -289,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     held_out = replace(held_out, bias=held_out.bias + args.bias_shift)
     scores = np.asarray([held_out.probability(dict(zip(chosen, f, strict=True))) for f in x])
     spans = np.asarray(span_max)
-    metrics: dict = {"fit_rows": int((~dev).sum()), "dev_rows": int(dev.sum())}
+    metrics: dict[str, Any] = {"fit_rows": int((~dev).sum()), "dev_rows": int(dev.sum())}
     for source in sorted({r.source for r in rows}) + ["all"]:
         sel = dev & np.asarray([source in ("all", r.source) for r in rows])
         if len(set(y[sel])) < 2:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..detectors.embedded import DEFAULT_MODEL_DIR, EmbeddedDetector
 from ..types import DetectionInput
@@ -46,7 +47,7 @@ REFERENCE_INPUTS = [
 ]
 
 
-def compute(detector: EmbeddedDetector) -> list[dict]:
+def compute(detector: EmbeddedDetector) -> list[dict[str, Any]]:
     out = []
     for item, pred in zip(REFERENCE_INPUTS, detector.predict(REFERENCE_INPUTS), strict=True):
         out.append(

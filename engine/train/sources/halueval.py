@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 from ..datagen import Example, is_dev
 
@@ -28,7 +29,7 @@ def comparable(a: str, b: str) -> bool:
     return min(la, lb) > 0 and max(la, lb) / min(la, lb) <= MAX_LENGTH_RATIO
 
 
-def _pair(raw: dict, kind: str) -> tuple[str, str | None, str, str]:
+def _pair(raw: dict[str, Any], kind: str) -> tuple[str, str | None, str, str]:
     if kind == "qa":
         return raw["knowledge"], raw["question"], raw["right_answer"], raw["hallucinated_answer"]
     history = raw["dialogue_history"].strip().splitlines()

@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..datagen import Example, is_dev
 
@@ -86,7 +87,7 @@ def _pick(options: list[str]) -> Callable[[random.Random], tuple[str, str]]:
     return draw
 
 
-def _value(rng: random.Random, draw: Callable[[random.Random], tuple]) -> Value:
+def _value(rng: random.Random, draw: Callable[[random.Random], tuple[Any, ...]]) -> Value:
     raw, text = draw(rng)
 
     def other(r: random.Random) -> tuple[object, str]:
@@ -100,7 +101,7 @@ def _value(rng: random.Random, draw: Callable[[random.Random], tuple]) -> Value:
 
 
 #: kind -> (fields: key -> drawer, templates over {key} placeholders)
-KINDS: dict[str, tuple[dict[str, Callable[[random.Random], tuple]], list[str]]] = {
+KINDS: dict[str, tuple[dict[str, Callable[[random.Random], tuple[Any, ...]]], list[str]]] = {
     "flight": (
         {"flight": _pick(["LH 402", "BA 117", "AF 1380", "UA 88", "KL 643", "TP 205"]),
          "departure": _time, "date": _date, "gate": _pick(["B12", "A4", "C31", "D7", "E19"]),
@@ -152,7 +153,7 @@ def _placeholder(key: str) -> str:
     return "date_" + key if key in ("placed", "start", "last_payment") else key
 
 
-def render_context(record: dict, rng: random.Random) -> str:
+def render_context(record: dict[str, Any], rng: random.Random) -> str:
     style = rng.random()
     if style < 0.4:
         return json.dumps(record, indent=rng.choice([None, 2]))

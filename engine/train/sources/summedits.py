@@ -20,6 +20,7 @@ import json
 import re
 from difflib import SequenceMatcher
 from pathlib import Path
+from typing import Any
 
 from ...detectors.windows import sentence_bounds
 from ..datagen import Example, is_dev
@@ -70,7 +71,7 @@ def select_context(doc: str, anchor: str, limit: int = MAX_CONTEXT_CHARS) -> str
     return " ".join(doc[bounds[i][0] : bounds[i][1]].strip() for i in sorted(chosen))
 
 
-def convert(row: dict) -> Example | None:
+def convert(row: dict[str, Any]) -> Example | None:
     summary, original = row["summary"].strip(), row["original_summary"].strip()
     if not summary or not row["doc"].strip():
         return None

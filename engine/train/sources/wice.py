@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from ..datagen import Example
 
@@ -52,7 +53,7 @@ def context(evidence: list[str], supporting: list[list[int]]) -> str:
     return " ".join(evidence[int(j)] for j in sorted(out, key=int))
 
 
-def convert(row: dict, n: int, split: str) -> Example | None:
+def convert(row: dict[str, Any], n: int, split: str) -> Example | None:
     claim = row["claim"].strip()
     ctx = context(row["evidence"], row.get("supporting_sentences") or [])
     if not claim or not ctx:
