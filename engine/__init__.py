@@ -80,9 +80,10 @@ from .query_types import (
 from .scoring.citations import CitationPolicy, check_citations
 from .scoring.spans import merge_spans, response_score, risk_level
 from .search_controls import narrowed, search_errors
+from .text.documents import marker_ids
 from .text.embeddings import get_encoder
 from .text.language import UNDETERMINED, answer_language, detect_language
-from .text.messages import MessagesError, inputs_from_messages, marker_ids
+from .text.messages import MessagesError, inputs_from_messages
 from .text.sentences import split_sentences
 from .text.words import is_content, tokenize
 from .train.datagen import generate, is_dev, load_sources, training_sentences

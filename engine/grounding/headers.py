@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..text.messages import split_documents
+from ..text.documents import DOC_MARKER_RE, split_documents
 from .regions import Region, words
 
 _NAMES = (
@@ -23,11 +23,6 @@ _ANY_MD_HEADER_RE = re.compile(r"^(#{1,6})[ \t]+\S", re.M)
 QUESTION_RE = re.compile(
     r"^[ \t>#*_]*(?:question|query|user question|user query|task|instructions?|answer|"
     r"the question is|now answer)\b[^\n:]*:",
-    re.I | re.M,
-)
-# "[1] ...", "Document 2:", "Passage 3 -", "Source [4]" at the start of a line.
-_DOC_MARKER_RE = re.compile(
-    r"^[ \t]*(?:\[[\w.\-]{1,20}\]|(?:document|doc|passage|source)\s*\[?\w{1,20}\]?\s*[:\-.)])",
     re.I | re.M,
 )
 MIN_WORDS = 4
@@ -71,7 +66,7 @@ def headed_documents(text: str) -> list[Region]:
 
 def numbered_documents(text: str) -> list[Region]:
     """The documents of a text that lists "[1]"/"Document 2:" items (one must be long)."""
-    starts = [m.start() for m in _DOC_MARKER_RE.finditer(text)]
+    starts = [m.start() for m in DOC_MARKER_RE.finditer(text)]
     if not starts:
         return []
     if len(starts) == 1:  # one labelled document: only when it reads like one

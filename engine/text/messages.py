@@ -14,7 +14,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..grounding import find_context
 from ..types import DetectionInput
+from .documents import DOC_MARKER_RE, marker_ids, split_documents
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 
@@ -24,11 +26,6 @@ _CONTEXT_HEADER_RE = re.compile(
     re.I | re.M,
 )
 _QUESTION_HEADER_RE = re.compile(r"^[ \t#*]*(?:question|query|user question)[ \t*]*:", re.I | re.M)
-# "[1] ...", "Document 2:", "Passage 3 -", "Source [4]" at the start of a line.
-_DOC_MARKER_RE = re.compile(
-    r"^[ \t]*(?:\[[\w.\-]{1,20}\]|(?:document|doc|passage|source)\s*\[?\w{1,20}\]?\s*[:\-.)])",
-    re.I | re.M,
-)
 
 
 class MessagesError(ValueError):
@@ -54,39 +51,11 @@ def _text(content: Any, where: str) -> str:
     raise MessagesError(f"{where}: content must be a string or a list of content parts")
 
 
-def split_documents(text: str) -> list[str]:
-    """Split a block of documents into passages: at "[1]"/"Document 2:" markers when
-    there are at least two, else at blank lines; the whole text when neither applies."""
-    starts = [m.start() for m in _DOC_MARKER_RE.finditer(text)]
-    if len(starts) >= 2:
-        bounds = [0, *starts, len(text)]
-        pieces = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
-    else:
-        pieces = re.split(r"\n\s*\n", text)
-    return [p.strip() for p in pieces if p.strip()]
-
-
-def marker_ids(passages: Sequence[str]) -> list[str] | None:
-    """The ids the passages label themselves with ("[3] ..." → "3", "Document 7: ..." → "7"),
-    or None unless every passage has one and they are distinct."""
-    ids = []
-    for p in passages:
-        m = _DOC_MARKER_RE.match(p)
-        if m is None:
-            return None
-        ids.append(
-            re.sub(r"^(?:document|doc|passage|source)\s*", "", m.group().strip(), flags=re.I).strip(
-                "[]:-.) \t"
-            )
-        )
-    return ids if len(set(ids)) == len(ids) and all(ids) else None
-
-
 def _system_context(text: str) -> list[str]:
     header = _CONTEXT_HEADER_RE.search(text)
     if header is not None:
         return split_documents(text[header.end() :])
-    if len(_DOC_MARKER_RE.findall(text)) >= 2:  # the prompt is itself a list of documents
+    if len(DOC_MARKER_RE.findall(text)) >= 2:  # the prompt is itself a list of documents
         return split_documents(text)
     return []
 
@@ -128,10 +97,7 @@ def inputs_from_messages(
         text = _text(msg.get("content"), where)
         if role == "assistant" and text.strip():  # tool-call-only turns have no content
             response = text
-    # Everything before the answer is where its context may be (the gateway's finder;
-    # imported here because it splits documents with this module's `split_documents`).
-    from ..grounding import find_context
-
+    # Everything before the answer is where its context may be (the gateway's finder).
     last = max(i for i, m in enumerate(messages) if m.get("role") == "assistant") if response else 0
     found = find_context(messages[:last])
     passages = list(found.passages)
