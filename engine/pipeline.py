@@ -19,6 +19,7 @@ from .evidence_selection import Selection, select_evidence
 from .explain.labels import explain_spans
 from .query_types import QueryClassifier, default_classifier
 from .scoring import typed_checks
+from .scoring.alignment import sentence_around
 from .scoring.citations import CitationPolicy, check_citations
 from .scoring.combiner import Combiner
 from .scoring.evidence_rules import (
@@ -509,7 +510,7 @@ def _with_conflicts(
         if f.verdict != "conflict" or f.evidence is None:
             continue
         passage = item.context[f.evidence[0]]
-        lo, hi = typed_checks.sentence_around(passage, f.evidence[1], f.evidence[2])
+        lo, hi = sentence_around(passage, f.evidence[1], f.evidence[2])
         evidence = Evidence(f.evidence[0], lo, hi, passage[lo:hi])
         hits = [i for i, s in enumerate(out) if s.start < f.end and f.start < s.end]
         for i in hits:

@@ -1,6 +1,6 @@
 """What each negation negates: the polarity of the same predicate on both sides.
 
-The regex flip check (`typed_checks.sentence_findings`) asks whether an answer clause
+The regex flip check (`negations.sentence_findings`) asks whether an answer clause
 and its context clause each hold a negation word at all. "Any weeks you don't use are
 paid out" against "Unused leave cannot be carried over or paid out" holds one on each
 side and still flips the fact: the answer's negation is on "use", the context's on

@@ -16,9 +16,10 @@ from dataclasses import replace
 from ..text.language import detect_language
 from ..text.locale_numbers import Rewritten, to_english_notation
 from ..types import DetectionInput, DetectionResult, Evidence, Span
+from .alignment import sentence_around
 from .findings import Finding
 from .spans import risk_level
-from .typed_checks import CONFLICT_FLOOR, sentence_around, value_findings
+from .typed_checks import CONFLICT_FLOOR, value_findings
 
 #: The score of an answer whose every checked value the context states.
 SETTLED_SCORE = 0.05

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from engine.scoring import polarity
+from engine.scoring.negations import _same_polarity
 from engine.scoring.polarity import polarity_findings
-from engine.scoring.typed_checks import _same_polarity, check
+from engine.scoring.typed_checks import check
 
 pytestmark = pytest.mark.skipif(not polarity._nlp(), reason="spaCy model not installed")
 
