@@ -8,13 +8,9 @@ other delivery. Each subscribed endpoint of the tenant gets one (an endpoint wit
 
 from __future__ import annotations
 
-import secrets
-
 from django.db import transaction
 
-from tenants.models import WebhookEndpoint
-from verification.models import WebhookDelivery
-from verification.webhooks.dispatch import enqueue, event_payload
+from verification.webhooks.dispatch import enqueue, tenant_event_deliveries
 
 from .models import Document, DocumentVersion
 
@@ -43,26 +39,5 @@ def document_event(doc_id, version_id: int, event_type: str) -> None:
     version = DocumentVersion.objects.defer("raw", "text").filter(pk=version_id).first()
     if doc is None or version is None:
         return
-    endpoints = [
-        e
-        for e in WebhookEndpoint.objects.filter(tenant_id=doc.tenant_id, is_active=True)
-        if e.wants(event_type)
-    ]
-    if not endpoints:
-        return
-    data = payload_of(doc, version)
-    rows = []
-    for endpoint in endpoints:
-        event_id = "evt_" + secrets.token_hex(12)
-        rows.append(
-            WebhookDelivery(
-                tenant_id=doc.tenant_id,
-                endpoint=endpoint,
-                url=endpoint.url,
-                event_id=event_id,
-                event_type=event_type,
-                payload=event_payload(data, event_type, event_id),
-            )
-        )
-    ids = [d.pk for d in WebhookDelivery.objects.bulk_create(rows)]
+    ids = tenant_event_deliveries(doc.tenant_id, event_type, payload_of(doc, version))
     transaction.on_commit(lambda: enqueue(ids))

@@ -9,7 +9,8 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.utils import timezone
 
-from tenants.models import EncryptedApiKey, Tenant
+from security.crypto import EncryptedApiKey
+from tenants.models import Tenant
 
 
 class KnowledgeBase(models.Model):

@@ -6,14 +6,12 @@ tenant's margin below the weeks before it, a banner shows on the overview and a
 from __future__ import annotations
 
 import datetime as dt
-import secrets
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
 
-from verification.models import WebhookDelivery
-from verification.webhooks.dispatch import enqueue, event_payload
+from verification.webhooks.dispatch import enqueue, tenant_event_deliveries
 
 from .labels import consensus
 from .models import Label
@@ -113,21 +111,6 @@ def check_drift(tenant, now: dt.datetime | None = None) -> list[int]:
             "margin": drift.margin,
             "labels": drift.week.n,
         }
-        deliveries = []
-        for endpoint in tenant.webhook_endpoints.filter(is_active=True):
-            if not endpoint.wants(EVENT):
-                continue
-            event_id = "evt_" + secrets.token_hex(12)
-            deliveries.append(
-                WebhookDelivery(
-                    tenant=tenant,
-                    endpoint=endpoint,
-                    url=endpoint.url,
-                    event_id=event_id,
-                    event_type=EVENT,
-                    payload=event_payload(data, EVENT, event_id),
-                )
-            )
-        ids = [d.pk for d in WebhookDelivery.objects.bulk_create(deliveries)]
+        ids = tenant_event_deliveries(tenant.pk, EVENT, data)
         transaction.on_commit(lambda: enqueue(ids))
     return ids

@@ -47,3 +47,18 @@ def decrypt(token: str) -> str:
 
 def reset_cache() -> None:
     _fernet.cache_clear()
+
+
+class EncryptedApiKey:
+    """`api_key` read and written in clear, stored encrypted in `api_key_encrypted`
+    (Fernet, above): provider keys are never at rest in clear."""
+
+    api_key_encrypted: str
+
+    @property
+    def api_key(self) -> str:
+        return decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""
+
+    @api_key.setter
+    def api_key(self, value: str) -> None:
+        self.api_key_encrypted = encrypt(value) if value else ""

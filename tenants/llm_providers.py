@@ -17,7 +17,7 @@ import re
 from django.db import models
 from django.utils import timezone
 
-from security import crypto
+from security.crypto import EncryptedApiKey
 
 #: litellm's provider prefixes look like `openai/` or `azure_ai/`.
 PREFIX_RE = re.compile(r"^[a-z][a-z0-9_\-]{0,40}/$")
@@ -25,7 +25,7 @@ PREFIX_RE = re.compile(r"^[a-z][a-z0-9_\-]{0,40}/$")
 MODEL_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-:/@]{0,199}$")
 
 
-class LLMProvider(models.Model):
+class LLMProvider(EncryptedApiKey, models.Model):
     tenant = models.ForeignKey(
         "tenants.Tenant", on_delete=models.CASCADE, related_name="llm_providers"
     )
@@ -61,16 +61,6 @@ class LLMProvider(models.Model):
     @property
     def model_ids(self) -> list[str]:
         return [self.model_id(m) for m in self.model_names or []]
-
-    # The key, as `EncryptedApiKey` does (that mixin lives in `tenants.models`, which
-    # imports this module to register the model).
-    @property
-    def api_key(self) -> str:
-        return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""
-
-    @api_key.setter
-    def api_key(self, value: str) -> None:
-        self.api_key_encrypted = crypto.encrypt(value) if value else ""
 
 
 def provider_for(tenant_id: int, model_id: str) -> LLMProvider | None:

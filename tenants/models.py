@@ -21,21 +21,6 @@ def _new_webhook_secret() -> tuple[str, str]:
     return secret, crypto.encrypt(secret)
 
 
-class EncryptedApiKey:
-    """`api_key` read and written in clear, stored encrypted in `api_key_encrypted`
-    (Fernet, `crypto`): provider keys are never at rest in clear."""
-
-    api_key_encrypted: str
-
-    @property
-    def api_key(self) -> str:
-        return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""
-
-    @api_key.setter
-    def api_key(self, value: str) -> None:
-        self.api_key_encrypted = crypto.encrypt(value) if value else ""
-
-
 #: How long a plan keeps verification jobs (with their spans and usage), in months. A closed
 #: set: each value is a partition class of the jobs tables (`verification/partitions.py`),
 #: whose month partitions exist ahead of time and are dropped whole once expired.

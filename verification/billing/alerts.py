@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import secrets
 import smtplib
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -21,8 +20,8 @@ from django.utils import timezone
 
 from tenants.models import Membership, Tenant
 
-from ..models import UsageAlert, WebhookDelivery
-from ..webhooks.dispatch import enqueue, event_payload
+from ..models import UsageAlert
+from ..webhooks.dispatch import enqueue, tenant_event_deliveries
 from .meter import Meter, meter
 
 log = logging.getLogger(__name__)
@@ -92,22 +91,7 @@ def _mail(tenant: Tenant, alert: UsageAlert, m: Meter) -> None:
 
 
 def _deliveries(tenant: Tenant, alert: UsageAlert, m: Meter) -> list[int]:
-    data = _data(tenant, alert, m)
-    rows = []
-    for endpoint in tenant.webhook_endpoints.filter(is_active=True):
-        if endpoint.wants(EVENT):
-            event_id = "evt_" + secrets.token_hex(12)
-            rows.append(
-                WebhookDelivery(
-                    tenant=tenant,
-                    endpoint=endpoint,
-                    url=endpoint.url,
-                    event_id=event_id,
-                    event_type=EVENT,
-                    payload=event_payload(data, EVENT, event_id),
-                )
-            )
-    return [d.pk for d in WebhookDelivery.objects.bulk_create(rows)]
+    return tenant_event_deliveries(tenant.pk, EVENT, _data(tenant, alert, m))
 
 
 def check(tenant: Tenant, now: dt.datetime | None = None) -> list[UsageAlert]:

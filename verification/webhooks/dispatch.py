@@ -23,6 +23,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
 from observability import metrics
+from tenants.models import WebhookEndpoint
 
 from ..models import VerificationJob, WebhookAttempt, WebhookDelivery
 from ..serializers import VerificationSerializer
@@ -83,6 +84,25 @@ def create_deliveries(job: VerificationJob, event_type: str) -> list[int]:
             )
         )
     return [delivery.pk for delivery in WebhookDelivery.objects.bulk_create(deliveries)]
+
+
+def tenant_event_deliveries(tenant_id: int, event_type: str, data: dict) -> list[int]:
+    """A tenant-level event (not a job's): one delivery per active endpoint subscribed to it."""
+    rows = []
+    for endpoint in WebhookEndpoint.objects.filter(tenant_id=tenant_id, is_active=True):
+        if endpoint.wants(event_type):
+            event_id = "evt_" + secrets.token_hex(12)
+            rows.append(
+                WebhookDelivery(
+                    tenant_id=tenant_id,
+                    endpoint=endpoint,
+                    url=endpoint.url,
+                    event_id=event_id,
+                    event_type=event_type,
+                    payload=event_payload(data, event_type, event_id),
+                )
+            )
+    return [delivery.pk for delivery in WebhookDelivery.objects.bulk_create(rows)]
 
 
 def enqueue(delivery_ids: list[int]) -> None:
