@@ -98,7 +98,8 @@ def test_each_default_is_defined_once_and_the_base_mode_needs_no_llm():
     assert config.token_threshold == policy.token_threshold
     assert config.skip_query_types == tuple(policy.skip_query_types) == DEFAULT_SKIP_QUERY_TYPES
     assert [n for n in MODE_NAMES if not rewrites_answer(n)] == [BASE_MODE]
-    assert rewrites_answer("repair") and change_step("repair") == "repair"
+    assert rewrites_answer("repair")
+    assert change_step("repair") == "repair"
     assert {n: change_step(n) for n in MODE_NAMES} == {
         "lightweight": "repair",
         "standard": "repair",
