@@ -58,9 +58,22 @@ from .mitigation.llm_types import (
 from .mitigation.redetect import redetector
 from .mitigation.repair import RepairSettings, repair
 from .mitigation.result import Change, Iteration, MitigationResult, Redetect
-from .modes import AUTO, MODE_NAMES, MODES, runs_without_llm
+from .modes import (
+    AUTO,
+    BASE_MODE,
+    MODE_NAMES,
+    MODES,
+    ModeSpec,
+    change_step,
+    mode_spec,
+    rewrites_answer,
+    runs_without_llm,
+)
 from .pipeline import DetectionConfig, verify, verify_batch, verify_groups
 from .policy import (
+    DEFAULT_SKIP_QUERY_TYPES,
+    DEFAULT_THRESHOLD,
+    DEFAULT_TOKEN_THRESHOLD,
     Calibration,
     Decision,
     HallucinationConfig,
@@ -147,6 +160,7 @@ __all__ = [
     "AUTO",
     "AddressRefused",
     "Available",
+    "BASE_MODE",
     "Budget",
     "BudgetExceeded",
     "Calibration",
@@ -156,6 +170,9 @@ __all__ = [
     "CitationPolicy",
     "CitationReport",
     "Coverage",
+    "DEFAULT_SKIP_QUERY_TYPES",
+    "DEFAULT_THRESHOLD",
+    "DEFAULT_TOKEN_THRESHOLD",
     "Decision",
     "DetectionConfig",
     "DetectionInput",
@@ -178,6 +195,7 @@ __all__ = [
     "MessagesError",
     "MitigationResult",
     "ModeRequest",
+    "ModeSpec",
     "ModelConfig",
     "Models",
     "PRIOR",
@@ -206,6 +224,7 @@ __all__ = [
     "base_model_path",
     "bernoulli_update",
     "cascade",
+    "change_step",
     "check_citations",
     "check_policy",
     "checkable_claims",
@@ -236,6 +255,7 @@ __all__ = [
     "marker_ids",
     "merge_spans",
     "mitigate",
+    "mode_spec",
     "narrowed",
     "passthrough",
     "perturb",
@@ -248,6 +268,7 @@ __all__ = [
     "resolve_request",
     "response_score",
     "retry_after_s",
+    "rewrites_answer",
     "risk_level",
     "rule_scores",
     "runs_without_llm",

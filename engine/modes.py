@@ -4,16 +4,52 @@ does: docs/policies.md "Policies and mitigation modes").
 A new mode is one `ModeSpec` here plus its runner in `engine/mitigation/`: the
 policy schema, the API's and the gateway's mode checks, the dashboard's policy
 editor, routing (which jobs go to the LLM queue) and billing all read this table.
-The runner is named, not imported, so a process that only detects (the GPU
-worker, the web process) never imports litellm, which the LLM modes need.
+Each runner is a typed lazy entry point: a small function below that imports its
+module when called, so a process that only detects (the GPU worker, the web process)
+never imports litellm, which the LLM modes need; the type checker reads the runners'
+types from the `TYPE_CHECKING` imports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .mitigation.dispatch import ModeRequest
+    from .mitigation.result import MitigationResult
+
+
+class ModeRunner(Protocol):
+    """A mode's runner: a `ModeRequest` in, a `MitigationResult` out, or None when the
+    request lacks what the mode needs (then the mode's `fallback` runs, with a warning)."""
+
+    def __call__(self, request: ModeRequest, /) -> MitigationResult | None: ...
+
+
+class RunnerEntry(Protocol):
+    """A lazy entry point: imports the runner's module and returns the runner."""
+
+    def __call__(self) -> ModeRunner: ...
+
+
+def _lightweight() -> ModeRunner:
+    from .mitigation.lightweight import run_mode
+
+    return run_mode
+
+
+def _refine() -> ModeRunner:
+    from .mitigation.refine import run_mode  # loads litellm
+
+    return run_mode
+
+
+def _premium() -> ModeRunner:
+    from .mitigation.premium import run_mode  # loads litellm
+
+    return run_mode
+
 
 AUTO = "auto"  # not a mode: "let the bandit choose among the allowed modes"
 
@@ -21,14 +57,14 @@ AUTO = "auto"  # not a mode: "let the bandit choose among the allowed modes"
 @dataclass(frozen=True)
 class ModeSpec:
     name: str
+    #: How the dashboard names it ("Lightweight"), before the word "mode".
+    label: str
     summary: str
     #: It rewrites a flagged answer with an LLM, so such jobs go to the mitigate
     #: queue when the tenant has an LLM provider.
     needs_llm: bool
-    #: `module:function` under `engine.mitigation`; the function takes a
-    #: `dispatch.ModeRequest` and returns a `MitigationResult`, or None when the
-    #: request lacks what the mode needs (then `fallback` runs, with a warning).
-    runner: str
+    #: The entry point that loads the mode's runner (`ModeRunner`), on first use.
+    runner: RunnerEntry
     fallback: str | None = None
     fallback_warning: str = ""
     #: Without any LLM, the detect stage can still finish the job with the no-LLM
@@ -38,15 +74,21 @@ class ModeSpec:
     #: making it a job's mode without it is refused (`policy_checks`).
     requires: tuple[str, ...] = ()
     requires_message: str = ""
+    #: False for a mode that leaves the answer as it is and adds a warning: the gateway
+    #: appends that warning to the returned text, and there are no rewriting rounds.
+    rewrites_answer: bool = True
+    #: The kind of the `MitigationStep` that records the mode's edits: "judge" for a mode
+    #: where other models answer and a judge decides, else "repair".
+    change_step: str = "repair"
 
     @property
     def price_key(self) -> str:
         """The key of `Plan.price_per_verification` this mode is billed at."""
         return self.name
 
-    def load_runner(self) -> Callable[[Any], Any]:
-        module, _, function = self.runner.partition(":")
-        return getattr(import_module(f"engine.mitigation.{module}"), function)
+    def load_runner(self) -> ModeRunner:
+        """The mode's runner, its module imported now."""
+        return self.runner()
 
 
 MODES: dict[str, ModeSpec] = {
@@ -54,37 +96,62 @@ MODES: dict[str, ModeSpec] = {
     for spec in (
         ModeSpec(
             "lightweight",
+            "Lightweight",
             "Warn: the answer unchanged, with a warning naming its unsupported spans.",
             needs_llm=False,
-            runner="lightweight:run_mode",
+            runner=_lightweight,
+            rewrites_answer=False,
         ),
         ModeSpec(
             "standard",
+            "Standard",
             "Self-refine: the same LLM rewrites the answer until it passes detection.",
             needs_llm=True,
-            runner="refine:run_mode",
+            runner=_refine,
             repairs_without_llm=True,
         ),
         ModeSpec(
             "premium",
+            "Premium",
             "Cross-verification: several models check the claims and a judge decides.",
             needs_llm=True,
-            runner="premium:run_mode",
+            runner=_premium,
             fallback="standard",
             fallback_warning="premium needs verification and judge models; fell back to standard",
             requires=("premium", "verification_models"),
             requires_message="Premium mode needs at least one verification model.",
+            change_step="judge",
         ),
     )
 }
 
 MODE_NAMES: tuple[str, ...] = tuple(MODES)
 
+#: The mode every tenant can run, LLM or not: a policy's default mode, the mode a job runs
+#: as when the mode it was given cannot run without an LLM, and the billing line of a job
+#: whose fixing mode never ran.
+BASE_MODE = "lightweight"
+if MODES[BASE_MODE].needs_llm:  # pragma: no cover - a registry edit that breaks the promise
+    raise AssertionError(f"BASE_MODE {BASE_MODE!r} must need no LLM")
+
 
 def runs_without_llm(name: str) -> bool:
     """Can mode `name` do its job for a tenant with no LLM (itself, or its no-LLM repair)?"""
     spec = mode_spec(name)
     return not spec.needs_llm or spec.repairs_without_llm
+
+
+def rewrites_answer(name: str) -> bool:
+    """Does mode `name` return a rewritten answer (False: the answer plus a warning)?
+    True for anything that is not a registered mode (a repair, a passthrough)."""
+    spec = MODES.get(name)
+    return spec is None or spec.rewrites_answer
+
+
+def change_step(name: str) -> str:
+    """The kind of step ("judge" or "repair") that records the edits of result mode `name`."""
+    spec = MODES.get(name)
+    return spec.change_step if spec is not None else "repair"
 
 
 def mode_spec(name: str) -> ModeSpec:

@@ -17,6 +17,7 @@ from .calibration import calibrated
 from .detectors.base import Detector
 from .evidence_selection import Selection, select_evidence
 from .explain.labels import explain_spans
+from .policy import DEFAULT_SKIP_QUERY_TYPES, DEFAULT_THRESHOLD, DEFAULT_TOKEN_THRESHOLD
 from .query_types import QueryClassifier, default_classifier
 from .scoring import typed_checks
 from .scoring.alignment import sentence_around
@@ -51,13 +52,13 @@ from .types import (
 class DetectionConfig:
     """Per-request detection policy. Invalid values raise `ValueError` on construction."""
 
-    threshold: float = 0.5
-    token_threshold: float = 0.5
+    threshold: float = DEFAULT_THRESHOLD
+    token_threshold: float = DEFAULT_TOKEN_THRESHOLD
     aggregation: Aggregation = "calibrated"
     min_span_length: int = 1
     min_span_confidence: float = 0.5
     max_span_gap: int = 1
-    skip_query_types: tuple[str, ...] = ("creative", "code", "opinion")
+    skip_query_types: tuple[str, ...] = DEFAULT_SKIP_QUERY_TYPES
     classify_queries: bool = True
     explain: bool = True
     explain_embeddings: bool = True  # MiniLM re-ranking of evidence (lexical when False)

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .calibration import check_knots
-from .modes import AUTO, MODE_NAMES
+from .modes import AUTO, BASE_MODE, MODE_NAMES
 from .types import QUERY_TYPES
 
 
@@ -47,6 +47,19 @@ DEFAULT_WARNING = (
 DEFAULT_UNVERIFIED_NOTE = (
     "(Unverified: this answer could not be checked against its sources in time.)"
 )
+
+
+#: The score at or above which an answer is flagged, and the token probability at or above
+#: which a token is unsupported, unless a policy or decision says otherwise.
+DEFAULT_THRESHOLD = 0.5
+DEFAULT_TOKEN_THRESHOLD = 0.5
+#: Query types a policy skips unless it says otherwise: nothing in them can be checked
+#: against a context (the classifier names one only on decisive evidence: `query_types.py`).
+DEFAULT_SKIP_QUERY_TYPES: tuple[str, ...] = ("creative", "code", "opinion")
+
+
+def _default_skips() -> list[str]:
+    return list(DEFAULT_SKIP_QUERY_TYPES)
 
 
 #: The uncertainty band around the threshold, fitted on the development sets.
@@ -179,11 +192,11 @@ class QueryTypeCalibration(_Strict):
 
 class PolicyDocument(_Strict):
     enabled: bool = True
-    default_mode: Mode = "lightweight"
-    threshold: float = Field(0.5, ge=0, le=1)
-    token_threshold: float = Field(0.5, ge=0, le=1)
+    default_mode: Mode = BASE_MODE
+    threshold: float = Field(DEFAULT_THRESHOLD, ge=0, le=1)
+    token_threshold: float = Field(DEFAULT_TOKEN_THRESHOLD, ge=0, le=1)
     aggregation: Literal["calibrated", "span_max", "noisy_or"] = "calibrated"
-    skip_query_types: list[str] = Field(default_factory=lambda: ["creative", "code", "opinion"])
+    skip_query_types: list[str] = Field(default_factory=_default_skips)
     warning_template: str = DEFAULT_WARNING
     standard: StandardSettings = Field(default_factory=StandardSettings)
     premium: PremiumSettings = Field(default_factory=PremiumSettings)

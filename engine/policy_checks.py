@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .modes import AUTO, MODE_NAMES, MODES, runs_without_llm
+from .modes import AUTO, BASE_MODE, MODE_NAMES, MODES, runs_without_llm
 from .policy import PolicyDocument
 
 Loc = tuple[str | int, ...]
@@ -113,7 +113,7 @@ def _mode_problems(data: Mapping[str, Any]) -> list[Problem]:
         return out  # every mode below would also be "not allowed": one message is enough
     if not allowed:
         return out  # the field itself is invalid; pydantic says why
-    default = data.get("default_mode", "lightweight")
+    default = data.get("default_mode", BASE_MODE)
     if default in MODE_NAMES and default not in allowed:
         out.append(
             Problem(("default_mode",), f"The default mode {default!r} is not an allowed mode.")

@@ -23,6 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .policy import DEFAULT_SKIP_QUERY_TYPES
 from .text.embeddings import Encoder, get_encoder
 from .text.language import detect_language
 from .types import QUERY_TYPES
@@ -36,7 +37,7 @@ RULE_WEIGHT = 1.0  # a full-weight rule counts as much as the whole model distri
 #: (a rule of at least `DECISIVE` weight) in a language the rules and prototypes know:
 #: a wrong skip lets a hallucination through unchecked, a wrong "factual_qa" costs one
 #: verification, so errors must fall towards verifying.
-SKIPPABLE = frozenset({"creative", "code", "opinion"})
+SKIPPABLE = frozenset(DEFAULT_SKIP_QUERY_TYPES)
 DECISIVE = 0.8
 MODEL_SKIP = 0.5  # the model's own probability that, with any rule support, may skip
 #: Health, safety, legal and money questions are verified whatever else they look like.

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import F
 
 import engine
-from engine import AUTO, MODE_NAMES, PolicyDocument, runs_without_llm
+from engine import AUTO, BASE_MODE, PolicyDocument, runs_without_llm
 from tenants.models import Tenant
 
 from .models import ModeArm, VerificationJob
@@ -42,20 +42,20 @@ def choose_mode(
     """The request's explicit mode wins; `auto` (from the request, decision or policy)
     samples among the modes the policy allows. Without an LLM (`llm` False) a mode
     that cannot run without one is never chosen: the policy's becomes the first
-    runnable mode (lightweight), and the bandit samples among runnable ones only, so
+    `BASE_MODE` (the registry's mode that needs no LLM), and the bandit samples among runnable ones only, so
     a job never runs, or is billed, as a mode it could not run."""
     if requested and requested != AUTO:
         # refused at the request when there is no LLM; its provider may have gone since
         runnable = llm or runs_without_llm(requested)
-        return ModeChoice(requested if runnable else MODE_NAMES[0], "request")
+        return ModeChoice(requested if runnable else BASE_MODE, "request")
     candidate = decision_mode if decision_mode != AUTO else policy.default_mode
     if candidate != AUTO:
         if not llm and not runs_without_llm(candidate):
-            return ModeChoice(MODE_NAMES[0], "policy")
+            return ModeChoice(BASE_MODE, "policy")
         return ModeChoice(candidate, "policy")
-    allowed = list(policy.allowed_modes) or [MODE_NAMES[0]]
+    allowed = list(policy.allowed_modes) or [BASE_MODE]
     if not llm:
-        allowed = [m for m in allowed if runs_without_llm(m)] or [MODE_NAMES[0]]
+        allowed = [m for m in allowed if runs_without_llm(m)] or [BASE_MODE]
     return ModeChoice(choose(tenant, query_type, allowed, key), "bandit")
 
 

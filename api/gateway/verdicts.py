@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from api.views.verifications import jobs_with_details, wait_until_final
-from engine import LLMCall, PolicyDocument, marker_ids
+from engine import LLMCall, PolicyDocument, marker_ids, rewrites_answer
 from verification.actions.create import NewVerification
 from verification.actions.gateway import verify_reply
 from verification.models import VerificationJob
@@ -53,7 +53,7 @@ class Verdict:
         if job is None or not rewritable or not job.is_final:
             return original
         content = job.final_response or original
-        if job.warning and job.mode == "lightweight":
+        if job.warning and not rewrites_answer(job.mode):
             content = f"{content}\n\n{job.warning}"
         return content
 

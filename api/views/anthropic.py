@@ -3,31 +3,19 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.response import Response
 
 from ..authentication import ApiKeyOrXApiKeyAuthentication
 from ..gateway.anthropic import to_anthropic, to_openai
 from ..gateway.anthropic_request import (
-    MAX_MESSAGES,
     anthropic_exception_handler,
     check_messages_request,
 )
 from ..gateway.anthropic_stream import messages_stream_response
 from ..gateway.grounding import grounding_for
 from ..gateway.params import split_params
+from ..serializers.anthropic import MessagesRequestSerializer
 from .gateway import GatewayView, with_headers
-
-
-class MessagesRequestSerializer(serializers.Serializer):
-    """The fields the gateway reads itself; the rest is translated and forwarded."""
-
-    model = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
-    max_tokens = serializers.IntegerField(min_value=1)
-    messages = serializers.ListField(
-        child=serializers.DictField(), allow_empty=False, min_length=1, max_length=MAX_MESSAGES
-    )
-    stream = serializers.BooleanField(required=False, default=False)
 
 
 class Messages(GatewayView):

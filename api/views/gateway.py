@@ -15,7 +15,6 @@ import copy
 from typing import NamedTuple
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
@@ -31,19 +30,8 @@ from ..gateway.options import Options, options_from
 from ..gateway.params import split_params
 from ..gateway.streaming import stream_response
 from ..gateway.verdicts import VerdictLate
-from ..serializers import MAX_MESSAGES, MessageSerializer
-from ..strict import StrictTypes
+from ..serializers.gateway import ChatRequestSerializer
 from .base import TenantScopedView
-
-
-class ChatRequestSerializer(StrictTypes, serializers.Serializer):
-    """The fields the gateway reads itself; every other field is forwarded as sent."""
-
-    model = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
-    messages = MessageSerializer(
-        many=True, allow_empty=False, min_length=1, max_length=MAX_MESSAGES
-    )
-    stream = serializers.BooleanField(required=False, default=False)
 
 
 class ModelNotServed(NotFound):

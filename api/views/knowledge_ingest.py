@@ -3,35 +3,19 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import parsers, serializers, status
+from rest_framework import parsers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from knowledge import actions
 from tenants.audit import record
 
-from .knowledge import DocumentSerializer, _KnowledgeView, _refuse, on_duplicate
-
-
-class BatchUploadSerializer(serializers.Serializer):
-    files = serializers.ListField(
-        child=serializers.FileField(),
-        help_text=f"several multipart parts named `files` (at most {actions.MAX_BATCH})",
-    )
-    on_duplicate = serializers.ChoiceField(choices=actions.ON_DUPLICATE, required=False)
-
-
-class BatchItemSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    status = serializers.IntegerField(help_text="what a single upload of this file answers")
-    document = DocumentSerializer(required=False)
-    error = serializers.CharField(required=False)
-
-
-class BatchResultSerializer(serializers.Serializer):
-    accepted = serializers.IntegerField()
-    refused = serializers.IntegerField()
-    results = BatchItemSerializer(many=True)
+from ..serializers.knowledge import (
+    BatchResultSerializer,
+    BatchUploadSerializer,
+    DocumentSerializer,
+)
+from .knowledge import _KnowledgeView, _refuse, on_duplicate
 
 
 class DocumentBatch(_KnowledgeView):

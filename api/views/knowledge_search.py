@@ -4,54 +4,19 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers
 from rest_framework.response import Response
 
-from knowledge.metadata import MetadataError, clean_filter, matching_documents
+from knowledge.metadata import matching_documents
 from knowledge.models import Document, Passage
-from knowledge.retrieval import MIN_SIMILARITY, search
+from knowledge.retrieval import search
 
-from ..strict import StrictTypes
+from ..serializers.knowledge_search import (
+    DocumentTextSerializer,
+    PassageSerializer,
+    SearchRequestSerializer,
+    SearchResultSerializer,
+)
 from .knowledge import DocumentDetail, _KnowledgeView, _Pages
-
-
-class SearchRequestSerializer(StrictTypes, serializers.Serializer):
-    query = serializers.CharField(max_length=5000, help_text="a claim, as a verification has it")
-    top_k = serializers.IntegerField(required=False, default=10, min_value=1, max_value=50)
-    evidence_threshold = serializers.FloatField(
-        required=False,
-        default=MIN_SIMILARITY,
-        min_value=-1,
-        max_value=1,
-        help_text="the cosine from which a passage counts as evidence (as in verifying)",
-    )
-    metadata = serializers.JSONField(
-        required=False, default=dict, help_text='document filter: {"key": value or [values]}'
-    )
-
-    def validate_metadata(self, value):
-        try:
-            return clean_filter(value)
-        except MetadataError as exc:
-            raise serializers.ValidationError(str(exc)) from exc
-
-
-class SearchHitSerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
-    passage = serializers.IntegerField()
-    document = serializers.CharField()
-    document_name = serializers.CharField()
-    start = serializers.IntegerField(help_text="offsets in the document's extracted text")
-    end = serializers.IntegerField()
-    text = serializers.CharField()
-    similarity = serializers.FloatField(help_text="cosine with the query (the encoder's)")
-    evidence = serializers.BooleanField(help_text="similarity >= evidence_threshold")
-
-
-class SearchResultSerializer(serializers.Serializer):
-    query = serializers.CharField()
-    evidence_threshold = serializers.FloatField()
-    passages = SearchHitSerializer(many=True)
 
 
 class KnowledgeBaseSearch(_KnowledgeView):
@@ -97,13 +62,6 @@ class KnowledgeBaseSearch(_KnowledgeView):
         )
 
 
-class DocumentTextSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    version = serializers.IntegerField()
-    language = serializers.CharField()
-    text = serializers.CharField(help_text="the extracted text passages' offsets point into")
-
-
 class DocumentText(DocumentDetail):
     http_method_names = ["get", "options"]
 
@@ -121,13 +79,6 @@ class DocumentText(DocumentDetail):
                 "text": doc.text,
             }
         )
-
-
-class PassageSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Passage
-        fields = ["id", "position", "start", "end", "text", "config", "version"]
-        read_only_fields = fields
 
 
 class DocumentPassages(DocumentDetail):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.response import Response
 
 from knowledge import actions
@@ -14,33 +14,8 @@ from knowledge.ids import parse_doc_id
 from knowledge.models import Document, DocumentVersion
 from tenants.audit import record
 
-from .knowledge import DocumentSerializer, _KnowledgeView
-
-
-class DocumentVersionSerializer(serializers.ModelSerializer):
-    version = serializers.IntegerField(source="number", read_only=True)
-    served = serializers.SerializerMethodField()
-    progress = serializers.SerializerMethodField()
-
-    class Meta:
-        model = DocumentVersion
-        fields = [
-            "version", "served", "status", "error", "name", "content_type", "size_bytes",
-            "sha256", "language", "warnings", "passages_total", "passages_done", "progress",
-            "restored_from", "created_at", "indexed_at",
-        ]  # fmt: skip
-        read_only_fields = fields
-
-    def get_served(self, version: DocumentVersion) -> bool:
-        """True for the version search and downloads serve now."""
-        served = self.context.get("served")
-        return served is not None and version.number == served
-
-    def get_progress(self, version: DocumentVersion) -> float:
-        if version.status == "ready":
-            return 1.0
-        total = version.passages_total
-        return round(version.passages_done / total, 3) if total else 0.0
+from ..serializers.knowledge import DocumentSerializer, DocumentVersionSerializer
+from .knowledge import _KnowledgeView
 
 
 def _file(name: str, content_type: str, raw: bytes) -> HttpResponse:

@@ -14,7 +14,7 @@ from verification.billing.report import BadMonth, current_month, monthly_report
 from verification.models import UsageRecord
 
 from ..schema import MONTH_PATTERN
-from ..serializers import UsageReportSerializer
+from ..serializers.usage import UsageReportSerializer
 from .base import TenantScopedView
 
 

@@ -40,7 +40,7 @@ from verification.tenant_config import not_served, policy_for, request_errors
 
 from ..errors import Conflict
 from ..pagination import StrictCursorPagination
-from ..serializers import FeedbackRequestSerializer, VerificationRequestSerializer
+from ..serializers.verifications import FeedbackRequestSerializer, VerificationRequestSerializer
 from .base import TenantScopedView
 
 

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from tenants.audit import record
 from tenants.models import WebhookEndpoint
 
-from ..serializers import WebhookEndpointSerializer
+from ..serializers.webhooks import WebhookEndpointSerializer
 from .base import TenantScopedView
 
 

@@ -7,12 +7,18 @@ input and in the list of problems, and `dump` paths (YAML import) read the same 
 
 from __future__ import annotations
 
+from engine import MODES, PolicyDocument
+
 from .decision_form import CONFIG_FIELDS, DecisionForm
 from .forms import GlobalSettingsForm
 
+#: A mode's settings are the policy section named after it (`standard`, `premium`).
 SECTIONS = {
-    "standard": "Standard mode",
-    "premium": "Premium mode",
+    **{
+        name: f"{spec.label} mode"
+        for name, spec in MODES.items()
+        if name in PolicyDocument.model_fields
+    },
     "budgets": "Budgets",
     "cascade": "Judge for uncertain spans",
     "fact_check": "Fact-checking without a context",

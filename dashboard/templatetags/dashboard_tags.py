@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django import template
 
-from engine import risk_level
+from engine import BASE_MODE, MODES, change_step, rewrites_answer, risk_level
 
 register = template.Library()
 
@@ -88,3 +88,38 @@ def diff_class(line: str) -> str:
 def page_url(context, number) -> str:
     query = context.get("filter_query", "")
     return f"?{query}&page={number}" if query else f"?page={number}"
+
+
+# Mode names and properties come from the registry (`engine/modes.py`), never from literals
+# in templates: a new mode shows up with its own label and behaviour.
+
+
+@register.filter
+def mode_label(name) -> str:
+    """A mode's label ("Lightweight"); an unregistered name as it is."""
+    spec = MODES.get(name or "")
+    return spec.label if spec is not None else str(name or "")
+
+
+@register.filter
+def mode_rewrites(name) -> bool:
+    """False for a mode that only adds a warning to the answer."""
+    return rewrites_answer(name or "")
+
+
+@register.filter
+def mode_judges(name) -> bool:
+    """True for a mode where other models answer and a judge decides."""
+    return change_step(name or "") == "judge"
+
+
+@register.simple_tag
+def judge_modes() -> str:
+    """The modes that ask other models and a judge, by name ("premium")."""
+    return " or ".join(name for name, spec in MODES.items() if spec.change_step == "judge")
+
+
+@register.simple_tag
+def base_mode() -> str:
+    """The mode that needs no LLM ("lightweight")."""
+    return BASE_MODE

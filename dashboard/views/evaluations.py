@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from engine import PolicyDocument
+from engine import DEFAULT_THRESHOLD, PolicyDocument
 from quality.evaluation import start_evaluation
 from quality.models import Dataset, Evaluation
 from tenants.audit import record
@@ -87,7 +87,9 @@ def _charts(evaluation: Evaluation) -> dict:
     return {
         "frame": quality_charts.frame(),
         "reliability": quality_charts.reliability(results.get("reliability", [])),
-        "pr": quality_charts.pr_curve(results.get("pr_curve", []), results.get("threshold", 0.5)),
+        "pr": quality_charts.pr_curve(
+            results.get("pr_curve", []), results.get("threshold", DEFAULT_THRESHOLD)
+        ),
     }
 
 

@@ -13,6 +13,10 @@ Specs:
                             (in float32 under "auto": `embedded_dtype`)
     "/path/to/folder"       the same, without the prefix
 
+The named specs are the `DETECTORS` table (one `DetectorKind` each: its loader, a typed
+lazy entry point, and how it takes a precision); the kinds of folder are `FOLDER_KINDS`,
+tried in order. A new detector is one entry there (docs/architecture.md "Registries").
+
 The service passes `TRUTHLENS_DETECTOR` and `TRUTHLENS_DETECTOR_DTYPE`
 (`verification.tenant_config.service_detector`).
 
@@ -25,9 +29,17 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from .base import Detector
+
+if TYPE_CHECKING:
+    from .embedded import EmbeddedDetector
+    from .ensemble import EnsembleDetector
+    from .lexical import LexicalDetector
+    from .transformer import TransformerDetector
 
 DEFAULT_SPEC = "embedded"
 
@@ -39,49 +51,67 @@ class UnknownDetectorError(ValueError):
     """The spec names no known detector and no existing model folder."""
 
 
-def _normalise(spec: str) -> str:
-    spec = (spec or DEFAULT_SPEC).strip()
-    if spec in ("embedded", "minilm", "lexical"):
-        return spec
-    path = spec[3:] if spec.startswith("hf:") else spec
-    return "hf:" + str(Path(path).expanduser().resolve())
+class DetectorLoader(Protocol):
+    """A named kind's entry point: builds the detector at a resolved precision (None for a
+    kind with no model). It imports the detector's module when called, so a process that
+    never chooses the kind never loads its libraries (torch, transformers)."""
+
+    def __call__(self, precision: str | None, /) -> Detector: ...
 
 
-def _build(key: str, dtype: str | None) -> Detector:
-    # Each detector is imported only when it is chosen: the model-backed ones load
-    # torch and transformers, which a lexical-only process never needs.
-    if key == "embedded":
-        from .ensemble import shipped_ensemble
+class FolderTest(Protocol):
+    def __call__(self, path: Path, /) -> bool: ...
 
-        return shipped_ensemble(load_detector("minilm", dtype), load_detector("lexical"))
-    if key == "minilm":
-        from .embedded import EmbeddedDetector
 
-        return EmbeddedDetector(dtype=embedded_dtype(dtype))
-    if key == "lexical":
-        from .lexical import LexicalDetector
+class FolderLoader(Protocol):
+    """A folder kind's entry point: builds the detector held in `path`, lazily as above."""
 
-        return LexicalDetector()
-    path = Path(key[3:])
-    if not path.is_dir():
-        raise UnknownDetectorError(
-            f"unknown detector {key[3:]!r}: expected 'embedded', 'minilm', 'lexical', "
-            "'hf:<folder>' or an existing model folder"
-        )
-    if _is_embedded_folder(path):
-        from .embedded import EmbeddedDetector
-        from .ensemble import shipped_ensemble
+    def __call__(self, path: Path, precision: str | None, /) -> Detector: ...
 
-        # "auto" is float32 here: bf16's accuracy was measured on the shipped model only
-        arithmetic = embedded_dtype(dtype) if dtype not in (None, "auto") else "float32"
-        return shipped_ensemble(
-            EmbeddedDetector(path, dtype=arithmetic), load_detector("lexical"), path
-        )
-    if dtype == "int8":
-        raise ValueError("int8 applies to the embedded detector and its retrained folders")
-    from .transformer import TransformerDetector
 
-    return TransformerDetector(path, dtype=dtype)
+#: How the `dtype` asked for becomes the precision a detector is built and cached at:
+#: "none" (no model: one instance whatever the dtype), "embedded" (`embedded_dtype`: "auto"
+#: resolved, so equal choices share a model), "as_asked" (the dtype; "auto" is None).
+Precision = Literal["none", "embedded", "as_asked"]
+
+
+@dataclass(frozen=True)
+class DetectorKind:
+    """A detector named by a spec of its own ("embedded", "minilm", "lexical")."""
+
+    name: str
+    summary: str
+    load: DetectorLoader
+    precision: Precision
+
+
+@dataclass(frozen=True)
+class FolderKind:
+    """A detector held in a folder ("hf:<path>" or a path): the first kind whose `matches`
+    accepts the folder loads it."""
+
+    name: str
+    summary: str
+    matches: FolderTest
+    load: FolderLoader
+
+
+def _embedded(precision: str | None) -> EnsembleDetector:
+    from .ensemble import shipped_ensemble
+
+    return shipped_ensemble(load_detector("minilm", precision), load_detector("lexical"))
+
+
+def _minilm(precision: str | None) -> EmbeddedDetector:
+    from .embedded import EmbeddedDetector  # loads torch
+
+    return EmbeddedDetector(dtype=embedded_dtype(precision))
+
+
+def _lexical(precision: str | None) -> LexicalDetector:
+    from .lexical import LexicalDetector
+
+    return LexicalDetector()
 
 
 def _is_embedded_folder(path: Path) -> bool:
@@ -94,6 +124,92 @@ def _is_embedded_folder(path: Path) -> bool:
         return json.loads(manifest.read_text(encoding="utf-8")).get("name") == NAME
     except (OSError, ValueError):
         return False
+
+
+def _embedded_folder(path: Path, precision: str | None) -> EnsembleDetector:
+    from .embedded import EmbeddedDetector  # loads torch
+    from .ensemble import shipped_ensemble
+
+    # "auto" is float32 here: bf16's accuracy was measured on the shipped model only
+    arithmetic = embedded_dtype(precision) if precision is not None else "float32"
+    return shipped_ensemble(
+        EmbeddedDetector(path, dtype=arithmetic), load_detector("lexical"), path
+    )
+
+
+def _transformer(path: Path, precision: str | None) -> TransformerDetector:
+    if precision == "int8":
+        raise ValueError("int8 applies to the embedded detector and its retrained folders")
+    from .transformer import TransformerDetector  # loads torch and transformers
+
+    return TransformerDetector(path, dtype=precision)
+
+
+def _any_folder(path: Path) -> bool:
+    return True
+
+
+#: The detectors a spec names, the default first.
+DETECTORS: dict[str, DetectorKind] = {
+    kind.name: kind
+    for kind in (
+        DetectorKind(
+            "embedded",
+            "the shipped MiniLM detector averaged with lexical grounding, and the response head",
+            _embedded,
+            precision="embedded",
+        ),
+        DetectorKind("minilm", "the shipped MiniLM token classifier alone", _minilm, "embedded"),
+        DetectorKind("lexical", "lexical grounding alone (no model)", _lexical, "none"),
+    )
+}
+
+#: The detectors a folder holds, tried in order.
+FOLDER_KINDS: tuple[FolderKind, ...] = (
+    FolderKind(
+        "embedded-folder",
+        "a folder written by `python -m engine.train`: loads as the default does",
+        _is_embedded_folder,
+        _embedded_folder,
+    ),
+    FolderKind(
+        "hf",
+        "a Hugging Face token-classification checkpoint",
+        _any_folder,
+        _transformer,
+    ),
+)
+
+
+def _normalise(spec: str) -> str:
+    spec = (spec or DEFAULT_SPEC).strip()
+    if spec in DETECTORS:
+        return spec
+    path = spec[3:] if spec.startswith("hf:") else spec
+    return "hf:" + str(Path(path).expanduser().resolve())
+
+
+def _precision(key: str, dtype: str | None) -> str | None:
+    rule: Precision = DETECTORS[key].precision if key in DETECTORS else "as_asked"
+    if rule == "none":
+        return None
+    if rule == "embedded":
+        return embedded_dtype(dtype)
+    return dtype if dtype not in (None, "auto") else None
+
+
+def _build(key: str, precision: str | None) -> Detector:
+    if key in DETECTORS:
+        return DETECTORS[key].load(precision)
+    path = Path(key[3:])
+    if not path.is_dir():
+        names = ", ".join(repr(name) for name in DETECTORS)
+        raise UnknownDetectorError(
+            f"unknown detector {key[3:]!r}: expected {names}, "
+            "'hf:<folder>' or an existing model folder"
+        )
+    kind = next(kind for kind in FOLDER_KINDS if kind.matches(path))
+    return kind.load(path, precision)
 
 
 DTYPES = ("auto", "float32", "bfloat16", "float16", "int8")
@@ -134,12 +250,7 @@ def load_detector(spec: str = DEFAULT_SPEC, dtype: str | None = None) -> Detecto
     if dtype is not None and dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     key = _normalise(spec)
-    if key == "lexical":
-        precision = None  # no model: one instance whatever the dtype
-    elif key in ("embedded", "minilm"):
-        precision = embedded_dtype(dtype)  # "auto" resolved, so equal choices share a model
-    else:
-        precision = dtype if dtype not in (None, "auto") else None
+    precision = _precision(key, dtype)
     with _lock:  # two threads asking at once must not load the model twice
         if (key, precision) not in _cache:
             _cache[(key, precision)] = _build(key, precision)

@@ -153,3 +153,13 @@ def test_bfloat16_loads_the_shipped_model_once_and_names_its_arithmetic():
 def test_int8_is_refused_for_a_checkpoint_it_does_not_apply_to(tiny_model_dir):
     with pytest.raises(ValueError, match="int8 applies to the embedded detector"):
         registry.load_detector(str(tiny_model_dir), dtype="int8")
+
+
+def test_the_detector_table_lists_each_spec_and_its_loader_builds_it():
+    assert list(registry.DETECTORS) == [registry.DEFAULT_SPEC, "minilm", "lexical"]
+    assert [kind.name for kind in registry.FOLDER_KINDS] == ["embedded-folder", "hf"]
+    lexical = registry.DETECTORS["lexical"]
+    assert isinstance(lexical.load(None), LexicalDetector)
+    assert lexical.precision == "none"
+    with pytest.raises(registry.UnknownDetectorError, match="expected 'embedded', 'minilm'"):
+        registry.load_detector("no-such-detector")

@@ -84,3 +84,24 @@ def test_a_plan_round_trips_through_json():
     again = JobPlan.model_validate(plan.model_dump(mode="json"))
     assert again == plan
     assert again.policy.premium.judge_model == "b"
+
+
+def test_each_default_is_defined_once_and_the_base_mode_needs_no_llm():
+    from engine.modes import BASE_MODE, change_step, rewrites_answer
+    from engine.pipeline import DetectionConfig
+    from engine.policy import DEFAULT_SKIP_QUERY_TYPES, DEFAULT_THRESHOLD
+
+    assert not MODES[BASE_MODE].needs_llm
+    assert PolicyDocument().default_mode == BASE_MODE
+    config, policy = DetectionConfig(), PolicyDocument()
+    assert config.threshold == policy.threshold == DEFAULT_THRESHOLD
+    assert config.token_threshold == policy.token_threshold
+    assert config.skip_query_types == tuple(policy.skip_query_types) == DEFAULT_SKIP_QUERY_TYPES
+    assert [n for n in MODE_NAMES if not rewrites_answer(n)] == [BASE_MODE]
+    assert rewrites_answer("repair")
+    assert change_step("repair") == "repair"
+    assert {n: change_step(n) for n in MODE_NAMES} == {
+        "lightweight": "repair",
+        "standard": "repair",
+        "premium": "judge",
+    }

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
-from engine import MODES, DetectionResult, JobPlan, MitigationResult
+from engine import DEFAULT_THRESHOLD, MODES, DetectionResult, JobPlan, MitigationResult
 from observability import metrics
 
 from .. import mode_selection
@@ -208,7 +208,7 @@ def _reward_mode(job: VerificationJob, outcome: Outcome, cost_usd: float) -> Non
         return
 
     final = job.final_score if job.final_score is not None else 1.0
-    verified = final < (job.threshold if job.threshold is not None else 0.5)
+    verified = final < (job.threshold if job.threshold is not None else DEFAULT_THRESHOLD)
     job.bandit_reward = mode_selection.record_outcome(job, verified, cost_usd, outcome.cost_weight)
 
 

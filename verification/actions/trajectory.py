@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from decimal import Decimal
 
-from engine import MitigationResult
+from engine import MitigationResult, change_step
 
 from ..models import LLMCallRecord, MitigationStep, VerificationJob
 
@@ -36,7 +36,7 @@ def store(job: VerificationJob, result: MitigationResult) -> float:
             MitigationStep(
                 job=job,
                 index=len(steps),
-                kind="judge" if result.mode == "premium" else "repair",
+                kind=change_step(result.mode),
                 text=result.final_response,
                 score=result.final_score,
                 detail={

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
-from engine import MODES, MitigationResult
+from engine import BASE_MODE, MODES, MitigationResult
 
 from ..models import LLMCallRecord, UsageRecord, VerificationJob
 
@@ -22,7 +22,7 @@ from ..models import LLMCallRecord, UsageRecord, VerificationJob
 SKIPPED = "skipped"
 #: The line of a job whose fixing mode never ran (nothing to fix): it was detected and
 #: returned as is, which is what the detection-only mode does.
-DETECTION_ONLY = next(name for name, spec in MODES.items() if not spec.needs_llm)
+DETECTION_ONLY = BASE_MODE
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
-"""Request validation for the v1 API. Output shapes live in `verification.serializers`."""
+"""`POST /v1/verifications` and its feedback (`api/views/verifications.py`): request
+validation. The job's representation (responses, webhooks, the gateway) is
+`verification.serializers`: verification sits below the API and its webhooks send it too."""
 
 from __future__ import annotations
 
@@ -10,38 +12,13 @@ from rest_framework import serializers
 
 from engine import AUTO, MODE_NAMES, MessagesError, inputs_from_messages
 from knowledge.metadata import MetadataError, clean_filter
-from security.urlguard import UnsafeUrl, check_url
-from tenants.models import WebhookEndpoint
 
-from .strict import StrictTypes
+from ..strict import StrictTypes
+from .common import has_nul, refuse_unsafe_url
 
 # every list a request may hold is capped (the body limit alone allows 100 000s of items)
 MAX_MESSAGES = 1000
 MAX_CONTENT_PARTS = 1000
-
-
-def _has_nul(value: Any) -> bool:
-    """NUL anywhere in a JSON value, keys included (jsonb refuses \u0000: a 500 otherwise)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
-def _refuse_unsafe_url(value: str) -> None:
-    """SSRF guard shared by per-request callbacks and webhook endpoints."""
-    try:
-        check_url(value, settings.TRUTHLENS["WEBHOOK_ALLOWED_HOSTS"])
-    except UnsafeUrl as exc:
-        raise serializers.ValidationError(f"refused: {exc}") from exc
 
 
 @extend_schema_field(
@@ -93,7 +70,7 @@ class MessageSerializer(StrictTypes, serializers.Serializer):
     def validate_content(self, value: Any) -> Any:
         if isinstance(value, list) and len(value) > MAX_CONTENT_PARTS:
             raise serializers.ValidationError(f"has more than {MAX_CONTENT_PARTS} parts.")
-        if _has_nul(value):
+        if has_nul(value):
             raise serializers.ValidationError("must not contain NUL (\\u0000) characters.")
         return value
 
@@ -167,11 +144,11 @@ class VerificationRequestSerializer(StrictTypes, serializers.Serializer):
     def validate_callback_url(self, value: str | None) -> str:
         if not value:
             return ""
-        _refuse_unsafe_url(value)
+        refuse_unsafe_url(value)
         return value
 
     def validate_metadata(self, value: dict) -> dict:
-        if _has_nul(value):
+        if has_nul(value):
             raise serializers.ValidationError("must not contain NUL (\\u0000) characters.")
         if len(str(value)) > 10_000:
             raise serializers.ValidationError("must be at most 10 000 characters when serialised.")
@@ -212,59 +189,3 @@ class VerificationRequestSerializer(StrictTypes, serializers.Serializer):
 class FeedbackRequestSerializer(StrictTypes, serializers.Serializer):
     outcome = serializers.ChoiceField(choices=["correct", "hallucinated"])
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
-
-
-class WebhookEndpointSerializer(StrictTypes, serializers.ModelSerializer):
-    id = serializers.IntegerField(read_only=True)
-
-    class Meta:
-        model = WebhookEndpoint
-        fields = ["id", "url", "events", "is_active", "created_at"]
-        read_only_fields = ["id", "created_at"]
-
-    def validate_url(self, value: str) -> str:
-        _refuse_unsafe_url(value)
-        return value
-
-    def validate_events(self, value: list) -> list:
-        allowed = {
-            "verification.completed",
-            "verification.failed",
-            "document.ready",
-            "document.failed",
-            "quality.drift",
-            "usage.threshold",
-        }
-        if not isinstance(value, list) or any(v not in allowed for v in value):
-            raise serializers.ValidationError(f"events must be a list from {sorted(allowed)}.")
-        return list(dict.fromkeys(value))  # each event once (also caps the list)
-
-
-class UsageByModeSerializer(serializers.Serializer):
-    verifications = serializers.IntegerField()
-    detector_tokens = serializers.IntegerField()
-    provider_cost_usd = serializers.FloatField(help_text="what the service paid providers")
-    tenant_provider_cost_usd = serializers.FloatField(
-        help_text="what the tenant paid its own providers with its own keys; never billed"
-    )
-    price_usd = serializers.FloatField()
-    web_search_queries = serializers.IntegerField()
-    web_search_cost_usd = serializers.FloatField()
-
-
-class UsageReportSerializer(serializers.Serializer):
-    """Output shape of `GET /v1/usage` (documentation only)."""
-
-    month = serializers.CharField()
-    verifications = serializers.IntegerField()
-    detector_tokens = serializers.IntegerField()
-    provider_cost_usd = serializers.FloatField(help_text="what the service paid providers")
-    tenant_provider_cost_usd = serializers.FloatField(
-        help_text="what the tenant paid its own providers with its own keys; never billed"
-    )
-    price_usd = serializers.FloatField()
-    web_search_queries = serializers.IntegerField(help_text="web searches answered (charged)")
-    web_search_cost_usd = serializers.FloatField(
-        help_text="their cost at the provider's price per query (failed searches cost nothing)"
-    )
-    by_mode = serializers.DictField(child=UsageByModeSerializer())
