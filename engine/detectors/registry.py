@@ -121,9 +121,10 @@ def _is_embedded_folder(path: Path) -> bool:
     if not manifest.is_file():
         return False
     try:
-        return json.loads(manifest.read_text(encoding="utf-8")).get("name") == NAME
+        name = json.loads(manifest.read_text(encoding="utf-8")).get("name")
     except (OSError, ValueError):
         return False
+    return bool(name == NAME)
 
 
 def _embedded_folder(path: Path, precision: str | None) -> EnsembleDetector:
