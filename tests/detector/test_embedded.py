@@ -67,7 +67,7 @@ def test_bfloat16_scores_close_to_float32_and_its_name_says_so(detector):
         EmbeddedDetector(device="cpu", dtype="float16")
 
 
-CANDIDATE = DEFAULT_MODEL_DIR.parents[3] / "bench" / "models" / "embedded_v2"
+CANDIDATE = DEFAULT_MODEL_DIR.parents[2] / "bench" / "models" / "embedded_v2"
 
 
 def test_the_v2_candidate_loads_offline_and_reproduces_its_reference():
