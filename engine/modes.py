@@ -80,6 +80,8 @@ class ModeSpec:
     #: The kind of the `MitigationStep` that records the mode's edits: "judge" for a mode
     #: where other models answer and a judge decides, else "repair".
     change_step: str = "repair"
+    #: What it does, in a few words: the legend of its settings in the policy editor.
+    gist: str = ""
 
     @property
     def price_key(self) -> str:
@@ -109,6 +111,7 @@ MODES: dict[str, ModeSpec] = {
             needs_llm=True,
             runner=_refine,
             repairs_without_llm=True,
+            gist="the answer is refined",
         ),
         ModeSpec(
             "premium",
@@ -121,6 +124,7 @@ MODES: dict[str, ModeSpec] = {
             requires=("premium", "verification_models"),
             requires_message="Premium mode needs at least one verification model.",
             change_step="judge",
+            gist="other models cross-check",
         ),
     )
 }

@@ -13,6 +13,7 @@ from typing import Any
 
 from django import forms
 
+from engine import MODES as MODE_REGISTRY
 from engine import QUERY_TYPES, PolicyDocument
 
 from .decision_form import DecisionForm, DecisionFormSet
@@ -245,6 +246,18 @@ class GlobalSettingsForm(forms.Form):
         "fact_check_max_queries": (("fact_check", "max_queries"), VALUE),
         "fact_check_verify_threshold": (("fact_check", "verify_threshold"), VALUE),
     }
+
+    def mode_sections(self) -> list[tuple[str, list[forms.BoundField]]]:
+        """The editor's fieldset per mode with settings (the policy section named after the
+        mode), in the registry's order: a new mode's settings show up with their fields in
+        `PATHS`, with no template change."""
+        sections = []
+        for name, spec in MODE_REGISTRY.items():
+            fields = [self[field] for field, (path, _) in self.PATHS.items() if path[0] == name]
+            if fields:
+                legend = f"{spec.label} mode" + (f" ({spec.gist})" if spec.gist else "")
+                sections.append((legend, fields))
+        return sections
 
     @classmethod
     def initial_from(cls, doc: PolicyDocument, version: int = 0) -> dict[str, Any]:

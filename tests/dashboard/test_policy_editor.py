@@ -88,6 +88,16 @@ def test_editor_shows_and_saves_the_same_document_unchanged(client, owner_a, ten
     assert PolicyChange.objects.filter(tenant=tenant).count() == 1
 
 
+def test_each_mode_with_settings_gets_its_fieldset_from_the_registry(client, owner_a):
+    client.force_login(owner_a)
+    page = client.get(reverse("dashboard:policy")).content.decode()
+    standard = page.index("<legend>Standard mode (the answer is refined)</legend>")
+    premium = page.index("<legend>Premium mode (other models cross-check)</legend>")
+    assert standard < page.index('id="id_standard_max_iterations"') < premium
+    assert premium < page.index('id="id_premium_require_consensus"')
+    assert "Lightweight mode" not in page  # no settings, no fieldset
+
+
 def test_the_editor_sets_what_a_late_verdict_does(client, owner_a, tenant_a):
     client.force_login(owner_a)
     body = editor_post(client, on_unverified="refuse", unverified_note="(Not checked yet.)")

@@ -156,8 +156,9 @@ def test_int8_is_refused_for_a_checkpoint_it_does_not_apply_to(tiny_model_dir):
 
 
 def test_the_detector_table_lists_each_spec_and_its_loader_builds_it():
-    assert list(registry.DETECTORS) == [registry.DEFAULT_SPEC, "minilm", "lexical"]
-    assert [kind.name for kind in registry.FOLDER_KINDS] == ["embedded-folder", "hf"]
+    assert list(registry.DETECTORS)[0] == registry.DEFAULT_SPEC
+    assert {"embedded", "minilm", "lexical"} <= set(registry.DETECTORS)
+    assert registry.FOLDER_KINDS[-1].name == "hf"  # a checkpoint: whatever no other kind took
     lexical = registry.DETECTORS["lexical"]
     assert isinstance(lexical.load(None), LexicalDetector)
     assert lexical.precision == "none"

@@ -97,11 +97,11 @@ def test_each_default_is_defined_once_and_the_base_mode_needs_no_llm():
     assert config.threshold == policy.threshold == DEFAULT_THRESHOLD
     assert config.token_threshold == policy.token_threshold
     assert config.skip_query_types == tuple(policy.skip_query_types) == DEFAULT_SKIP_QUERY_TYPES
-    assert [n for n in MODE_NAMES if not rewrites_answer(n)] == [BASE_MODE]
-    assert rewrites_answer("repair")
+    # a new mode need not edit this test: it names the three shipped modes only
+    assert not rewrites_answer(BASE_MODE)
+    assert rewrites_answer("standard")
+    assert rewrites_answer("premium")
+    assert rewrites_answer("repair")  # not a mode: a rewritten answer
     assert change_step("repair") == "repair"
-    assert {n: change_step(n) for n in MODE_NAMES} == {
-        "lightweight": "repair",
-        "standard": "repair",
-        "premium": "judge",
-    }
+    assert change_step("standard") == "repair"
+    assert change_step("premium") == "judge"
