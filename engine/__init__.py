@@ -57,6 +57,7 @@ from .mitigation.llm_types import (
 )
 from .mitigation.redetect import redetector
 from .mitigation.repair import RepairSettings, repair
+from .mitigation.request import Models, ModeRequest
 from .mitigation.result import Change, Iteration, MitigationResult, Redetect
 from .modes import (
     AUTO,
@@ -122,7 +123,7 @@ if TYPE_CHECKING:
         resolve_dtype,
     )
     from .mitigation.cascade import CascadeResult, CascadeSettings, SpanDecision, cascade
-    from .mitigation.dispatch import Models, ModeRequest, mitigate, passthrough
+    from .mitigation.dispatch import mitigate, passthrough
     from .mitigation.llm import Budget, LLMClient, is_refused, retry_after_s
     from .mitigation.llm_forward import forward, forward_stream
     from .mitigation.premium import PremiumSettings, cross_check
@@ -140,8 +141,6 @@ _LAZY: dict[str, tuple[str, str]] = {
     "CascadeSettings": ("mitigation.cascade", "CascadeSettings"),
     "SpanDecision": ("mitigation.cascade", "SpanDecision"),
     "cascade": ("mitigation.cascade", "cascade"),
-    "ModeRequest": ("mitigation.dispatch", "ModeRequest"),
-    "Models": ("mitigation.dispatch", "Models"),
     "mitigate": ("mitigation.dispatch", "mitigate"),
     "passthrough": ("mitigation.dispatch", "passthrough"),
     "Budget": ("mitigation.llm", "Budget"),

@@ -1,55 +1,17 @@
 """The mitigation modes, in one registry (docs/architecture.md "Registries"; what each mode
 does: docs/policies.md "Policies and mitigation modes").
 
-A new mode is one `ModeSpec` here plus its runner in `engine/mitigation/`: the
-policy schema, the API's and the gateway's mode checks, the dashboard's policy
-editor, routing (which jobs go to the LLM queue) and billing all read this table.
-Each runner is a typed lazy entry point: a small function below that imports its
-module when called, so a process that only detects (the GPU worker, the web process)
-never imports litellm, which the LLM modes need; the type checker reads the runners'
-types from the `TYPE_CHECKING` imports.
+A new mode is one `ModeSpec` here plus its runner in `engine/mitigation/` and that runner's
+entry point in `engine/mitigation/runners.py`: the policy schema, the API's and the gateway's
+mode checks, the dashboard's policy editor, routing (which jobs go to the LLM queue) and billing
+all read this table. The table names no runner itself: the runners' modules import the policy,
+which reads this table, so the entry points live beside the runners and this module stays at the
+bottom of the engine's imports.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:
-    from .mitigation.dispatch import ModeRequest
-    from .mitigation.result import MitigationResult
-
-
-class ModeRunner(Protocol):
-    """A mode's runner: a `ModeRequest` in, a `MitigationResult` out, or None when the
-    request lacks what the mode needs (then the mode's `fallback` runs, with a warning)."""
-
-    def __call__(self, request: ModeRequest, /) -> MitigationResult | None: ...
-
-
-class RunnerEntry(Protocol):
-    """A lazy entry point: imports the runner's module and returns the runner."""
-
-    def __call__(self) -> ModeRunner: ...
-
-
-def _lightweight() -> ModeRunner:
-    from .mitigation.lightweight import run_mode
-
-    return run_mode
-
-
-def _refine() -> ModeRunner:
-    from .mitigation.refine import run_mode  # loads litellm
-
-    return run_mode
-
-
-def _premium() -> ModeRunner:
-    from .mitigation.premium import run_mode  # loads litellm
-
-    return run_mode
-
 
 AUTO = "auto"  # not a mode: "let the bandit choose among the allowed modes"
 
@@ -63,8 +25,6 @@ class ModeSpec:
     #: It rewrites a flagged answer with an LLM, so such jobs go to the mitigate
     #: queue when the tenant has an LLM provider.
     needs_llm: bool
-    #: The entry point that loads the mode's runner (`ModeRunner`), on first use.
-    runner: RunnerEntry
     fallback: str | None = None
     fallback_warning: str = ""
     #: Without any LLM, the detect stage can still finish the job with the no-LLM
@@ -88,10 +48,6 @@ class ModeSpec:
         """The key of `Plan.price_per_verification` this mode is billed at."""
         return self.name
 
-    def load_runner(self) -> ModeRunner:
-        """The mode's runner, its module imported now."""
-        return self.runner()
-
 
 MODES: dict[str, ModeSpec] = {
     spec.name: spec
@@ -101,7 +57,6 @@ MODES: dict[str, ModeSpec] = {
             "Lightweight",
             "Warn: the answer unchanged, with a warning naming its unsupported spans.",
             needs_llm=False,
-            runner=_lightweight,
             rewrites_answer=False,
         ),
         ModeSpec(
@@ -109,7 +64,6 @@ MODES: dict[str, ModeSpec] = {
             "Standard",
             "Self-refine: the same LLM rewrites the answer until it passes detection.",
             needs_llm=True,
-            runner=_refine,
             repairs_without_llm=True,
             gist="the answer is refined",
         ),
@@ -118,7 +72,6 @@ MODES: dict[str, ModeSpec] = {
             "Premium",
             "Cross-verification: several models check the claims and a judge decides.",
             needs_llm=True,
-            runner=_premium,
             fallback="standard",
             fallback_warning="premium needs verification and judge models; fell back to standard",
             requires=("premium", "verification_models"),

@@ -10,38 +10,17 @@ mitigation is better than none.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..modes import AUTO, mode_spec
 from ..policy import PolicyDocument
 from ..types import DetectionInput, DetectionResult
-from .llm import Budget, LLMClient
-from .llm_types import ModelConfig
+from .request import Models, ModeRequest
 from .result import Iteration, MitigationResult, Redetect
+from .runners import load_runner
 
-
-@dataclass(frozen=True)
-class Models:
-    """The tenant's models for this request; `primary` is the one that wrote the answer."""
-
-    primary: ModelConfig | None = None
-    verifiers: tuple[ModelConfig, ...] = ()
-    judge: ModelConfig | None = None
-
-
-@dataclass
-class ModeRequest:
-    """What a mode's runner gets (see `ModeSpec.runner`)."""
-
-    item: DetectionInput
-    detection: DetectionResult
-    policy: PolicyDocument
-    redetect: Redetect
-    threshold: float
-    client: LLMClient | None = None
-    models: Models = field(default_factory=Models)
-    budget: Budget | None = None
-    max_iterations: int | None = None
+if TYPE_CHECKING:
+    from .llm import Budget, LLMClient
 
 
 def passthrough(item: DetectionInput, detection: DetectionResult, reason: str) -> MitigationResult:
@@ -89,7 +68,7 @@ def mitigate(
     )
     warnings: list[str] = []
     while True:
-        result = spec.load_runner()(request)
+        result = load_runner(spec.name)(request)
         if result is not None:
             break
         if spec.fallback is None:

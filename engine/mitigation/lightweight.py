@@ -10,7 +10,7 @@ from ..types import DetectionInput, DetectionResult, Span
 from .result import Iteration, MitigationResult
 
 if TYPE_CHECKING:
-    from .dispatch import ModeRequest
+    from .request import ModeRequest
 
 MAX_SPANS_IN_WARNING = 5
 

@@ -30,7 +30,7 @@ from .result import Change, Iteration, MitigationResult, Redetect, score_of
 from .segments import Segment, replace_segments, split_sentences
 
 if TYPE_CHECKING:
-    from .dispatch import ModeRequest
+    from .request import ModeRequest
 
 
 @dataclass(frozen=True)

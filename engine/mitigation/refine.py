@@ -22,7 +22,7 @@ from .repair import repair
 from .result import Iteration, MitigationResult, Redetect, score_of
 
 if TYPE_CHECKING:
-    from .dispatch import ModeRequest
+    from .request import ModeRequest
 
 DEFAULT_DISCLAIMER = (
     "Note: this answer could not be fully verified against the provided context"

@@ -6,6 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from engine.job_plan import JobPlan, Step
+from engine.mitigation.runners import RUNNERS, load_runner
 from engine.modes import AUTO, MODE_NAMES, MODES, mode_spec
 from engine.policy import PolicyDocument, Resolved
 from engine.types import Coverage, DetectionResult, Span
@@ -13,9 +14,13 @@ from engine.types import Coverage, DetectionResult, Span
 
 def test_every_registered_mode_has_a_runner_and_a_known_fallback():
     for spec in MODES.values():
-        assert callable(spec.load_runner())
+        assert callable(load_runner(spec.name))
         assert spec.fallback is None or spec.fallback in MODES
         assert spec.price_key == spec.name
+
+
+def test_the_runners_are_exactly_the_registered_modes():
+    assert set(RUNNERS) == set(MODES)
 
 
 def test_the_policy_accepts_exactly_the_registered_modes():
