@@ -14,7 +14,8 @@ release the code reads and writes them in the plan only (`verification/models/pl
 The backfill runs one partition at a time, each in its own transaction (the migration is not
 atomic), so a large table is never locked or rewritten in one go. Migration 0020 (release 0.20
 or later, once no 0.18 process runs) fills the rows those processes finished meanwhile and
-drops the columns. Reversible: the way back copies the plan's keys into the columns.
+drops the columns. Reversible: the way back copies the plan's keys into the columns (their
+database defaults stay).
 """
 
 from django.db import migrations
@@ -79,11 +80,6 @@ def set_defaults(cursor) -> None:
             cursor.execute(f"ALTER TABLE {JOBS} ALTER COLUMN {column} SET DEFAULT {default}")
 
 
-def drop_defaults(cursor) -> None:
-    for column in COLUMNS:
-        cursor.execute(f"ALTER TABLE {JOBS} ALTER COLUMN {column} DROP DEFAULT")
-
-
 def forward(apps, schema_editor):
     with schema_editor.connection.cursor() as cursor:
         set_defaults(cursor)
@@ -91,9 +87,10 @@ def forward(apps, schema_editor):
 
 
 def backward(apps, schema_editor):
+    # The defaults stay: this release's code, run against a database migrated back, still
+    # inserts jobs (release 0.18's code writes every column and never reads them).
     with schema_editor.connection.cursor() as cursor:
         copy_plans_into_columns(cursor)
-        drop_defaults(cursor)
 
 
 class Migration(migrations.Migration):
