@@ -67,7 +67,7 @@ def _default_literal(field) -> object:
 
 
 def _plan_json() -> str:
-    """A completed job's plan as the service stores it (`engine.JobPlan`, default policy)."""
+    """A completed job's plan as the service stores it (`engine.JobPlan` without its policy)."""
     from engine import JobPlan, PolicyDocument
 
     return JobPlan(
@@ -80,7 +80,7 @@ def _plan_json() -> str:
         max_iterations=3,
         mode="lightweight",
         mode_source="policy",
-    ).model_dump_json()
+    ).model_dump_json(exclude={"policy"})
 
 
 def _sql_json(text: str) -> str:
@@ -162,7 +162,7 @@ def generate(args) -> None:
             "status": "'completed'",
             "stage": "'done'",
             "response": "'The tower is ' || g || ' m tall.'",
-            # a finished job's plan (the policy it ran under included), its mode varied
+            # a finished job's plan (`VerificationJob.record_finished_plan`), its mode varied
             "plan": f"jsonb_set({_sql_json(_plan_json())}, '{{mode}}', "
             "to_jsonb((ARRAY['lightweight','standard','premium'])[1 + g %% 3]))",
             "verification_status": "'verified'",

@@ -101,8 +101,9 @@ def _daily(rows, period: DateRange, **aggregates) -> list[dict[str, Any]]:
 
 
 def _breakdown(jobs, column: str) -> list[dict[str, Any]]:
+    """Jobs by a key of their plan (`decision`, `query_type`)."""
     rows = (
-        jobs.values(column)
+        jobs.values(**{column: plan_key(column)})
         .annotate(
             total=Count("id"), detected=Count("id", filter=Q(detected=True)), avg=Avg("score")
         )

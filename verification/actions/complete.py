@@ -131,7 +131,7 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
             return False
         job.status = JobStatus.COMPLETED
         job.stage = JobStage.DONE
-        job.job_plan = outcome.recorded_plan()
+        job.record_finished_plan(outcome.recorded_plan())
         for name, value in outcome.result_fields().items():
             setattr(job, name, value)
         if outcome.grounding is not None:

@@ -1,4 +1,4 @@
-"""Expand (release 0.19): the job row reads its query type, decision, mode … from its plan.
+"""Expand (release N): the job row reads its query type, decision, mode … from its plan.
 
 The columns `query_type`, `query_type_confidence`, `decision`, `mode`, `mode_source` and
 `enabled` copied keys of the job's plan (`engine.JobPlan`, the `plan` column). From this
@@ -12,8 +12,8 @@ release the code reads and writes them in the plan only (`verification/models/pl
   planned (queued, failed before planning) keep a NULL plan and read the same defaults.
 
 The backfill runs one partition at a time, each in its own transaction (the migration is not
-atomic), so a large table is never locked or rewritten in one go. Migration 0020 (release 0.20
-or later, once no 0.18 process runs) fills the rows those processes finished meanwhile and
+atomic), so a large table is never locked or rewritten in one go. Migration 0020 (release N+1
+or later, once no process of release N-1 runs) fills the rows those processes finished meanwhile and
 drops the columns. Reversible: the way back copies the plan's keys into the columns (their
 database defaults stay).
 """
@@ -49,7 +49,7 @@ def leaf_tables(cursor, table: str = JOBS) -> list[str]:
 def copy_columns_into_plans(cursor, *, columns_win: bool) -> int:
     """Write the columns' values as keys of each planned row's plan, one partition at a time.
     `columns_win`: a key the plan already holds takes the column's value (0019: every row was
-    written by release 0.18); else only plans without the keys get them (0020: a plan this
+    written by release N-1); else only plans without the keys get them (0020: a plan this
     release wrote, the mode that ran included, is newer than the columns)."""
     if columns_win:
         new_plan, where = f"coalesce(plan, '{{}}'::jsonb) || {KEYS}", PLANNED
@@ -88,7 +88,7 @@ def forward(apps, schema_editor):
 
 def backward(apps, schema_editor):
     # The defaults stay: this release's code, run against a database migrated back, still
-    # inserts jobs (release 0.18's code writes every column and never reads them).
+    # inserts jobs (release N-1's code writes every column and never reads them).
     with schema_editor.connection.cursor() as cursor:
         copy_plans_into_columns(cursor)
 

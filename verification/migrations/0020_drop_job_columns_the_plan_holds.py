@@ -1,8 +1,8 @@
-"""Contract (release 0.20 or later): drop the job columns the plan holds.
+"""Contract (release N+1 or later): drop the job columns the plan holds.
 
 Migration 0019 made the code read `query_type`, `query_type_confidence`, `decision`, `mode`,
 `mode_source` and `enabled` from the job's plan and left the columns in place for the
-processes of release 0.18 still running during the rolling deploy. Deploy this only once none
+processes of release N-1 still running during the rolling deploy. Deploy this only once none
 runs: it first gives the rows those processes finished after 0019 ran (a plan without the
 keys) the columns' values, one partition at a time, then drops the columns (on the partitioned
 table, which drops them from every partition: a catalog change, no rewrite).
