@@ -12,9 +12,9 @@ release the code reads and writes them in the plan only (`verification/models/pl
   planned (queued, failed before planning) keep a NULL plan and read the same defaults.
 
 The backfill runs one partition at a time, each in its own transaction (the migration is not
-atomic), so a large table is never locked or rewritten in one go. Migration 0020 (release N+1
-or later, once no process of release N-1 runs) fills the rows those processes finished meanwhile and
-drops the columns. Reversible: the way back copies the plan's keys into the columns (their
+atomic), so a large table is never locked or rewritten in one go. Migration 0020 (release
+N+1 or later, once no process of release N-1 runs) fills the rows those processes finished
+meanwhile and drops the columns. Reversible: the way back copies the plan's keys into the columns (their
 database defaults stay).
 """
 

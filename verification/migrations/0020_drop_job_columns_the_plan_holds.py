@@ -5,7 +5,10 @@ Migration 0019 made the code read `query_type`, `query_type_confidence`, `decisi
 processes of release N-1 still running during the rolling deploy. Deploy this only once none
 runs: it first gives the rows those processes finished after 0019 ran (a plan without the
 keys) the columns' values, one partition at a time, then drops the columns (on the partitioned
-table, which drops them from every partition: a catalog change, no rewrite).
+table, which drops them from every partition: a catalog change, no rewrite). If one upgrade
+would apply 0019 and 0020 together (the migrations hook runs `migrate`), hold this file back to
+the next release: no code depends on it (docs/jobs-at-scale.md "Which release drops the
+columns").
 
 Reversible: the way back adds the columns again (with the defaults 0019 set) and fills them
 from the plans.
