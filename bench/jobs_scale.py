@@ -66,6 +66,28 @@ def _default_literal(field) -> object:
     return None
 
 
+def _plan_json() -> str:
+    """A completed job's plan as the service stores it (`engine.JobPlan` without its policy)."""
+    from engine import JobPlan, PolicyDocument
+
+    return JobPlan(
+        policy=PolicyDocument(),
+        query_type="factual_qa",
+        query_type_confidence=0.9,
+        decision="default",
+        enabled=True,
+        threshold=0.5,
+        max_iterations=3,
+        mode="lightweight",
+        mode_source="policy",
+    ).model_dump_json(exclude={"policy"})
+
+
+def _sql_json(text: str) -> str:
+    """`text` as a jsonb literal inside an override (quotes doubled, `%` escaped)."""
+    return "'" + text.replace("'", "''").replace("%", "%%") + "'::jsonb"
+
+
 def _insert_sql(model, overrides: dict[str, str], source: str) -> tuple[str, list[object]]:
     """`INSERT INTO table (columns) SELECT <override or default param>, … FROM source`.
 
@@ -140,7 +162,9 @@ def generate(args) -> None:
             "status": "'completed'",
             "stage": "'done'",
             "response": "'The tower is ' || g || ' m tall.'",
-            "mode": "(ARRAY['lightweight','standard','premium'])[1 + g %% 3]",
+            # a finished job's plan (`VerificationJob.record_finished_plan`), its mode varied
+            "plan": f"jsonb_set({_sql_json(_plan_json())}, '{{mode}}', "
+            "to_jsonb((ARRAY['lightweight','standard','premium'])[1 + g %% 3]))",
             "verification_status": "'verified'",
             "score": "(g %% 1000) / 1000.0",
             "detected": "g %% 2 = 0",
@@ -184,7 +208,8 @@ def generate(args) -> None:
         f"j WHERE j.detector_tokens %% {args.span_every} = 0",
     )
     # one statement per chunk: the jobs, their usage and their spans
-    returning = "RETURNING id, tenant_id, created_at, completed_at, retention_months, mode, "
+    returning = "RETURNING id, tenant_id, created_at, completed_at, retention_months, "
+    returning += "plan->>'mode' AS mode, "
     returning += "detector_tokens"
     sql = f"WITH j AS ({job_sql} {returning}), u AS ({usage_sql}) {span_sql}"
 

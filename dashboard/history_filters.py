@@ -62,13 +62,15 @@ class HistoryFilter(django_filters.FilterSet):
         choices=[("yes", "detected"), ("no", "not detected")],
         empty_label=ANY,
     )
-    mode = django_filters.ChoiceFilter(choices=MODES, empty_label=ANY)
+    # the mode, query type and decision are keys of the job's plan (JSON key lookups)
+    mode = django_filters.ChoiceFilter(field_name="plan__mode", choices=MODES, empty_label=ANY)
     query_type = django_filters.ChoiceFilter(
+        field_name="plan__query_type",
         label="Query type",
         choices=[(q, q.replace("_", " ")) for q in QUERY_TYPES],
         empty_label=ANY,
     )
-    decision = django_filters.CharFilter(max_length=100)
+    decision = django_filters.CharFilter(field_name="plan__decision", max_length=100)
     min_score = django_filters.NumberFilter(
         field_name="score",
         lookup_expr="gte",

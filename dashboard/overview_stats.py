@@ -9,7 +9,7 @@ from django.db.models import Aggregate, Avg, Count, F, FloatField, Q, Sum, Value
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Floor, Least, TruncDate
 
-from verification.models import JobStatus, UsageRecord, VerificationJob
+from verification.models import JobStatus, UsageRecord, VerificationJob, plan_key
 
 from .daterange import DateRange
 
@@ -101,8 +101,9 @@ def _daily(rows, period: DateRange, **aggregates) -> list[dict[str, Any]]:
 
 
 def _breakdown(jobs, column: str) -> list[dict[str, Any]]:
+    """Jobs by a key of their plan (`decision`, `query_type`)."""
     rows = (
-        jobs.values(column)
+        jobs.values(**{column: plan_key(column)})
         .annotate(
             total=Count("id"), detected=Count("id", filter=Q(detected=True)), avg=Avg("score")
         )
@@ -157,8 +158,8 @@ def overview(jobs, usage, period: DateRange) -> Overview:
     total_ms = Cast(KT("latency_ms__total"), FloatField())
     latency = (
         jobs.filter(status=JobStatus.COMPLETED, latency_ms__has_key="total")
+        .values(mode=plan_key("mode"))
         .exclude(mode="")
-        .values("mode")
         .annotate(p50=Percentile(total_ms, 0.5), p95=Percentile(total_ms, 0.95), n=Count("id"))
         .order_by("mode")
     )

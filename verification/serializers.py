@@ -130,6 +130,12 @@ class VerificationSerializer(serializers.ModelSerializer):
         "`warning` holds only the policy's text for the end user",
     )
     metadata = serializers.JSONField()
+    # keys of the job's plan (`verification/models/plan.py`), not columns of their own
+    query_type = serializers.CharField(read_only=True)
+    query_type_confidence = serializers.FloatField(read_only=True, allow_null=True)
+    decision = serializers.CharField(read_only=True)
+    mode = serializers.CharField(read_only=True)
+    mode_source = serializers.CharField(read_only=True)
     score_calibration = serializers.SerializerMethodField(
         help_text="whether `score` went through a calibration fitted from your labels, "
         'and from which dataset version: {"calibrated": true, "method": "isotonic", '

@@ -79,16 +79,17 @@ class VerificationFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(
         choices=[(s, s) for s in ("queued", "running", "completed", "failed")]
     )
-    mode = django_filters.CharFilter()
-    query_type = django_filters.CharFilter()
-    decision = django_filters.CharFilter()
+    # keys of the job's plan (JSON key lookups: `verification/models/plan.py`)
+    mode = django_filters.CharFilter(field_name="plan__mode")
+    query_type = django_filters.CharFilter(field_name="plan__query_type")
+    decision = django_filters.CharFilter(field_name="plan__decision")
     detected = StrictBooleanFilter()
     created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
 
     class Meta:
         model = VerificationJob
-        fields = ["status", "mode", "query_type", "decision", "detected"]
+        fields = ["status", "detected"]
         form = _FilterForm
 
 
@@ -196,8 +197,9 @@ def _job_response(job: VerificationJob, code: int, **headers: str) -> Response:
     return response
 
 
-#: columns of a job the list's representation never reads (the request, its plan, the raw
-#: detection): left unread by the list, the largest of a job's row
+#: columns of a job the list's representation never reads (the request, the raw detection):
+#: left unread by the list, the largest of a job's row. Not its plan: the list shows its
+#: query type, decision and mode.
 UNLISTED = (
     "context",
     "passage_ids",
@@ -205,7 +207,6 @@ UNLISTED = (
     "response",
     "messages",
     "search",
-    "plan",
     "detection",
     "callback_url",
     "request_hash",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Count
 from django.shortcuts import render
 
-from verification.models import VerificationJob
+from verification.models import VerificationJob, plan_key
 
 from ..arms import arms_for, grouped
 from ..policy.actions import current_document
@@ -17,8 +17,9 @@ def modes(request, scope):
     arms = arms_for(scope)
     # What actually ran, by mode source, is known today even without the bandit.
     sources = (
-        scope.filter(VerificationJob.objects.exclude(mode=""))
-        .values("mode", "mode_source")
+        scope.filter(VerificationJob.objects.all())
+        .values(mode=plan_key("mode"), mode_source=plan_key("mode_source"))
+        .exclude(mode="")
         .annotate(n=Count("id"))
         .order_by("mode", "mode_source")
     )

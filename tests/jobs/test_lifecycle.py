@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from engine import JobPlan, PolicyDocument
 from engine.types import DetectionResult, Evidence, Span
 from verification.actions import sweep
 from verification.actions.claim import claim, claim_more
@@ -54,14 +56,20 @@ def _outcome(score=0.9) -> Outcome:
         detector_tokens=12,
         threshold=0.5,
     )
-    return Outcome(
-        result=result,
+    plan = JobPlan(
+        policy=PolicyDocument(),
         enabled=True,
         query_type="factual_qa",
         query_type_confidence=0.9,
         decision="default",
+        threshold=0.5,
+        max_iterations=3,
         mode="lightweight",
         mode_source="policy",
+    )
+    return Outcome(
+        plan=plan,
+        result=result,
         final_response="The tower is 300 m tall.",
         warning="w",
         iterations=0,
@@ -228,8 +236,8 @@ def _skipped_outcome() -> Outcome:
         reason="query type 'creative' is not verified by this policy", detector="test",
     )  # fmt: skip
     outcome = _outcome()
-    outcome.result, outcome.query_type = result, "creative"
-    return outcome
+    plan = outcome.plan.model_copy(update={"query_type": "creative"})
+    return replace(outcome, result=result, plan=plan)
 
 
 @pytest.mark.parametrize(("prices", "expected"), [({}, "0"), ({"skipped": 0.0002}, "0.0002")])

@@ -16,6 +16,7 @@ from verification.actions.claim import claim
 from verification.actions.create import NewVerification, create_verification
 from verification.actions.stages import claim_mitigation
 from verification.models import JobStage, OutboxMessage
+from verification.models.plan import PLAN_KEYS
 from verification.queue.enqueue import STAGE_TASKS, enqueue_stage
 from verification.stages import mitigate as mitigate_stage
 from verification.stages.detect import process_jobs
@@ -82,13 +83,15 @@ def test_a_policy_edited_after_the_hand_off_does_not_change_the_job(tenant_a, fa
 
 
 def test_a_job_handed_off_without_a_stored_plan_still_completes(tenant_a, fake_llm):
-    """Jobs in flight across the upgrade that added `plan` are planned from their fields."""
+    """Jobs in flight across the upgrade that added `plan` are planned from their fields
+    (since migration 0019, the keys of their plan copied from the old columns, no policy)."""
     tenant = tenant_a[0]
     Policy.objects.create(tenant=tenant, document={"default_mode": "standard"})
     configure_llm(tenant, fake_llm)
     fake_llm.script(RIGHT)
     job = _detect(tenant)
-    type(job).objects.filter(pk=job.pk).update(plan=None)
+    fields = {key: job.plan[key] for key in PLAN_KEYS}
+    type(job).objects.filter(pk=job.pk).update(plan=fields)
     assert mitigate_stage.run(claim_mitigation(job.pk))
     job.refresh_from_db()
     assert job.status == "completed"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -22,71 +23,66 @@ from . import trajectory
 log = logging.getLogger(__name__)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
-    result: DetectionResult
-    enabled: bool
-    query_type: str
-    query_type_confidence: float
-    decision: str
-    mode: str
-    mode_source: str
-    final_response: str
-    warning: str
-    iterations: int
-    detect_ms: int
-    mitigate_ms: int = 0
-    final_score: float | None = None
-    mitigation: MitigationResult | None = None
-    cost_weight: float = 0.1
-    cascade: dict | None = None
-    grounding: dict | None = None
-    diagnostics: list[str] = field(default_factory=list)
-    #: whether the score went through a calibration fitted from the tenant's labels
-    calibration: dict | None = None
+    """How a planned job ended: its plan, the detection of the answer it was sent, and what
+    mitigation made of it. The stage that finishes the job builds it; `complete_job` writes it
+    to the row through `recorded_plan` and `result_fields`, the one place a result becomes columns."""
 
-    @classmethod
-    def from_plan(
-        cls,
-        plan: JobPlan,
-        result: DetectionResult,
-        *,
-        final_response: str,
-        detect_ms: int,
-        warning: str = "",
-        final_score: float | None = None,
-        iterations: int = 0,
-        mitigate_ms: int = 0,
-        mitigation: MitigationResult | None = None,
-        cascade: dict | None = None,
-        grounding: dict | None = None,
-        diagnostics: list[str] | None = None,
-    ) -> Outcome:
-        """The outcome of a planned job: what was decided comes from its plan, except
-        the mode when its mitigation ran another (premium falling back to standard):
-        a job is recorded, rewarded and billed as the mode that ran."""
-        ran = mitigation.mode if mitigation is not None and mitigation.mode in MODES else None
-        return cls(
-            result=result,
-            enabled=plan.enabled,
-            query_type=plan.query_type,
-            query_type_confidence=plan.query_type_confidence,
-            decision=plan.decision,
-            mode=ran or plan.mode,
-            mode_source=plan.mode_source,
-            final_response=final_response,
-            warning=warning,
-            iterations=iterations,
-            detect_ms=detect_ms,
-            mitigate_ms=mitigate_ms,
-            final_score=final_score,
-            mitigation=mitigation,
-            cost_weight=plan.policy.cost_weight,
-            cascade=cascade,
-            grounding=grounding,
-            diagnostics=list(diagnostics or []),
-            calibration=_calibration_note(plan),
-        )
+    plan: JobPlan
+    result: DetectionResult  # of the customer's answer (iteration 0)
+    final_response: str
+    warning: str = ""  # for the end user: the policy's text
+    final_score: float | None = None  # of `final_response`; the answer's own score if None
+    iterations: int = 0
+    detect_ms: int = 0
+    mitigate_ms: int = 0
+    mitigation: MitigationResult | None = None
+    cascade: dict | None = None  # which tier decided each uncertain span
+    grounding: dict | None = None  # the evidence of an answer without a context
+    diagnostics: tuple[str, ...] = ()  # for operators: fallbacks, failed LLM calls
+
+    @property
+    def mode(self) -> str:
+        """The mode that ran: the plan's, unless its mitigation ran another (premium falling
+        back to standard); a job is recorded, rewarded and billed as the mode that ran."""
+        ran = self.mitigation.mode if self.mitigation is not None else None
+        return ran if ran in MODES else self.plan.mode
+
+    @property
+    def cost_weight(self) -> float:
+        return self.plan.policy.cost_weight
+
+    def recorded_plan(self) -> JobPlan:
+        """The plan as the job records it: with the mode that ran."""
+        if self.plan.mode == self.mode:
+            return self.plan
+        return self.plan.model_copy(update={"mode": self.mode})
+
+    def result_fields(self) -> dict[str, Any]:
+        """The job's result columns (`VerificationJob`, "result")."""
+        r = self.result
+        return {
+            "verification_status": r.status,
+            "reason": r.reason,
+            "score": r.score,
+            "model_score": r.model_score,
+            "final_score": self.final_score if self.final_score is not None else r.score,
+            "threshold": r.threshold,
+            "detected": r.detected,
+            "verdict": r.verdict or "",
+            "risk_level": r.risk_level or "",
+            "score_calibration": _calibration_note(self.plan),
+            "final_response": self.final_response,
+            "iterations": self.iterations,
+            "warning": self.warning,
+            "diagnostics": list(self.diagnostics),
+            "coverage": asdict(r.coverage),
+            "citations": asdict(r.citations) if r.citations else None,
+            "cascade": self.cascade,
+            "detector": r.detector,
+            "detector_tokens": r.detector_tokens,
+        }
 
 
 def _calibration_note(plan: JobPlan) -> dict:
@@ -134,34 +130,12 @@ def complete_job(job_id: uuid.UUID, attempt: int, outcome: Outcome) -> bool:
             log.info("job %s attempt %s lost its lease; result discarded", job_id, attempt)
             return False
         job.status = JobStatus.COMPLETED
-        job.verification_status = result.status
-        job.reason = result.reason
-        job.score = result.score
-        job.model_score = result.model_score
-        job.threshold = result.threshold
-        job.detected = result.detected
-        job.verdict = result.verdict or ""
-        job.risk_level = result.risk_level or ""
-        job.coverage = asdict(result.coverage)
-        job.citations = asdict(result.citations) if result.citations else None
-        job.cascade = outcome.cascade
+        job.stage = JobStage.DONE
+        job.record_finished_plan(outcome.recorded_plan())
+        for name, value in outcome.result_fields().items():
+            setattr(job, name, value)
         if outcome.grounding is not None:
             job.grounding = outcome.grounding
-        job.detector = result.detector
-        job.detector_tokens = result.detector_tokens
-        job.query_type = outcome.query_type
-        job.query_type_confidence = outcome.query_type_confidence
-        job.decision = outcome.decision
-        job.mode = outcome.mode
-        job.mode_source = outcome.mode_source
-        job.enabled = outcome.enabled
-        job.final_response = outcome.final_response
-        job.final_score = outcome.final_score if outcome.final_score is not None else result.score
-        job.stage = JobStage.DONE
-        job.warning = outcome.warning
-        job.diagnostics = outcome.diagnostics
-        job.score_calibration = outcome.calibration
-        job.iterations = outcome.iterations
         job.completed_at = now
         job.lease_expires_at = None
         job.latency_ms = {

@@ -35,14 +35,7 @@ def hand_to_mitigation(
         )
         if job is None:
             return False
-        job.plan = plan.model_dump(mode="json")
-        # what the API and the dashboard show while the job is mitigated
-        job.query_type = plan.query_type
-        job.query_type_confidence = plan.query_type_confidence
-        job.decision = plan.decision
-        job.mode = plan.mode
-        job.mode_source = plan.mode_source
-        job.enabled = plan.enabled
+        job.job_plan = plan  # its query type, decision, mode … are what the API shows meanwhile
         job.threshold = plan.threshold
         job.detection = detection
         job.grounding = grounding  # the evidence of an answer without context

@@ -1,6 +1,7 @@
 from .jobs import DetectedSpan, Feedback, JobStage, JobStatus, VerificationJob
 from .mitigation import LLMCallRecord, MitigationStep, ModeArm
 from .outbox import OutboxMessage
+from .plan import plan_key
 from .usage import MonthlyJobCount, UsageAlert, UsageRecord
 from .webhooks import WebhookAttempt, WebhookDelivery
 
@@ -19,4 +20,5 @@ __all__ = [
     "VerificationJob",
     "WebhookAttempt",
     "WebhookDelivery",
+    "plan_key",
 ]

@@ -9,6 +9,8 @@ from django.utils import timezone
 
 from tenants.models import DEFAULT_RETENTION_MONTHS, RETENTION_MONTHS, ApiKey, Tenant
 
+from .plan import PlannedJob
+
 PUBLIC_PREFIX = "ver_"
 
 
@@ -31,7 +33,7 @@ class JobStage(models.TextChoices):
     DONE = "done"
 
 
-class VerificationJob(models.Model):
+class VerificationJob(PlannedJob, models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="jobs")
     api_key = models.ForeignKey(ApiKey, null=True, blank=True, on_delete=models.SET_NULL)
@@ -63,13 +65,13 @@ class VerificationJob(models.Model):
     # go to the interactive queues, which workers read before the batch queues.
     interactive = models.BooleanField(default=False)
 
-    # --- resolution --------------------------------------------------------
-    query_type = models.CharField(max_length=32, blank=True, default="")
-    query_type_confidence = models.FloatField(null=True, blank=True)
-    decision = models.CharField(max_length=100, blank=True, default="")
-    mode = models.CharField(max_length=16, blank=True, default="")
-    mode_source = models.CharField(max_length=16, blank=True, default="")
-    enabled = models.BooleanField(default=True)
+    # --- plan ----------------------------------------------------------------
+    #: The job's plan (`engine.JobPlan`, as JSON: `verification/models/plan.py`): the query
+    #: type, decision, mode, mode source, whether the policy checks it, the threshold and model
+    #: it was planned with, the policy as it was. Written once a detect worker has planned the
+    #: job (the hand-off to mitigation, completion); NULL before. `job.mode`, `job.decision`,
+    #: `job.query_type` … read its keys; queries filter on `plan__mode` … (JSON key lookups).
+    plan = models.JSONField(null=True, blank=True)
 
     # --- result ------------------------------------------------------------
     verification_status = models.CharField(max_length=16, blank=True, default="")
@@ -77,6 +79,7 @@ class VerificationJob(models.Model):
     score = models.FloatField(null=True, blank=True)
     model_score = models.FloatField(null=True, blank=True)
     final_score = models.FloatField(null=True, blank=True, help_text="score of final_response")
+    #: the threshold the detection applied: the plan's, or a query type's own fitted one
     threshold = models.FloatField(null=True, blank=True)
     detected = models.BooleanField(null=True, blank=True)
     #: hallucinated | faithful | uncertain ("" until verified; engine `DetectionResult`)
@@ -114,8 +117,6 @@ class VerificationJob(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     stage = models.CharField(max_length=16, choices=JobStage.choices, default=JobStage.DETECT)
-    # The job's plan (`engine.job_plan.JobPlan`), stored when it moves to the mitigate stage.
-    plan = models.JSONField(null=True, blank=True)
     # What evidence was retrieved for an answer without a context (`stages/ground.py`):
     # claims, their coverage, and the passages or web results the context was built from.
     grounding = models.JSONField(null=True, blank=True)

@@ -60,9 +60,9 @@ class Planned:
         complete_job(
             self.job.pk,
             self.attempt,
-            Outcome.from_plan(
-                self.plan,
-                result,
+            Outcome(
+                plan=self.plan,
+                result=result,
                 detect_ms=self.detect_ms,
                 grounding=self.job.grounding,
                 **outcome,
@@ -169,7 +169,7 @@ def _finish_with_repair(p: Planned, result: DetectionResult) -> None:
         final_response=repaired.final_response,
         final_score=repaired.final_score,
         warning=" ".join(w for w in repaired.warnings if w),
-        diagnostics=repaired.diagnostics,
+        diagnostics=tuple(repaired.diagnostics),
         iterations=1 if repaired.changes else 0,
         mitigate_ms=int((time.monotonic() - started) * 1000),
         mitigation=repaired,

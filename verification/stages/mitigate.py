@@ -46,11 +46,12 @@ log = logging.getLogger(__name__)
 
 
 def stored_plan(job: VerificationJob) -> JobPlan:
-    """The plan stored at the hand-off. A job handed off by a release that stored no
-    plan (in flight during the upgrade) gets one from its stored fields and the
-    current policy's defaults; it is not resolved again."""
-    if job.plan:
-        return JobPlan.model_validate(job.plan)
+    """The plan stored at the hand-off. A job handed off by a release that stored only the
+    plan's keys (no policy) gets one from them and the current policy's defaults; it is not
+    resolved again."""
+    stored = job.job_plan
+    if stored is not None:
+        return stored
     policy = policy_for(job.tenant)
     return JobPlan(
         policy=policy,
@@ -170,9 +171,9 @@ def run(job: VerificationJob) -> bool:
     return complete_job(
         job.pk,
         job.attempts,
-        Outcome.from_plan(
-            plan,
-            initial,
+        Outcome(
+            plan=plan,
+            result=initial,
             final_response=result.final_response,
             final_score=result.final_score,
             warning=warning,
@@ -181,6 +182,6 @@ def run(job: VerificationJob) -> bool:
             mitigate_ms=int((time.monotonic() - started) * 1000),
             mitigation=result,
             cascade=cascade_record,
-            diagnostics=diagnostics,
+            diagnostics=tuple(diagnostics),
         ),
     )

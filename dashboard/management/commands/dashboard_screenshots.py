@@ -40,13 +40,17 @@ class Command(BaseCommand):
 
     def _pages(self) -> dict[str, str]:
         job = (
-            VerificationJob.objects.filter(tenant__slug="demo", mode="premium", iterations__gt=0)
+            VerificationJob.objects.filter(
+                tenant__slug="demo", plan__mode="premium", iterations__gt=0
+            )
             .order_by("-created_at")
             .first()
             or VerificationJob.objects.filter(tenant__slug="demo").order_by("-created_at").first()
         )
         refined = (
-            VerificationJob.objects.filter(tenant__slug="demo", mode="standard", iterations__gt=1)
+            VerificationJob.objects.filter(
+                tenant__slug="demo", plan__mode="standard", iterations__gt=1
+            )
             .order_by("-created_at")
             .first()
         )
