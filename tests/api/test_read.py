@@ -216,3 +216,25 @@ def test_feedback_is_stored_with_its_bandit_update_or_not_at_all(client_a, eiffe
     )
     assert response.status_code == 500
     assert not Feedback.objects.exists()
+
+
+def test_the_list_filters_by_the_mode_query_type_and_decision_of_the_jobs_plan(tenant_a, client_a):
+    # given: jobs that differ by one key of their plan each
+    def job(**plan):
+        keys = {"mode": "lightweight", "query_type": "factual_qa", "decision": "default", **plan}
+        created = VerificationJob.objects.create(
+            tenant=tenant_a.tenant, response="x", context=[], **keys
+        )
+        return created.public_id
+
+    base, premium = job(), job(mode="premium")
+    summary, strict = job(query_type="summarization"), job(decision="strict")
+
+    def listed(query):
+        return {r["id"] for r in client_a.get(f"/v1/verifications?{query}").json()["results"]}
+
+    # when / then
+    assert listed("mode=premium") == {premium}
+    assert listed("query_type=summarization") == {summary}
+    assert listed("decision=strict") == {strict}
+    assert listed("mode=lightweight&decision=default") == {base, summary}

@@ -92,3 +92,21 @@ def test_the_delivery_log_reports_a_page_that_does_not_exist(owner_client, deliv
     response = owner_client.get(reverse("dashboard:webhooks"), {"page": "50"})
     assert response.context["page"].number == 1
     assert "There is no page 50 (pages 1 to 1)" in response.content.decode()
+
+
+def test_the_mode_query_type_and_decision_filters_read_the_jobs_plan(owner_client, tenant_a):
+    # given: jobs that differ by one key of their plan each
+    tenant = tenant_a.tenant
+    base = make_job(tenant)
+    premium = make_job(tenant, mode="premium")
+    summary = make_job(tenant, query_type="summarization")
+    strict = make_job(tenant, decision="strict")
+    queued = make_job(tenant, status="queued")
+    type(queued).objects.filter(pk=queued.pk).update(plan=None)  # not planned yet
+    # when / then
+    assert _listed(owner_client, mode="premium")[1] == [premium]
+    assert _listed(owner_client, query_type="summarization")[1] == [summary]
+    assert _listed(owner_client, decision="strict")[1] == [strict]
+    lightweight = _listed(owner_client, mode="lightweight")[1]
+    assert set(lightweight) == {base, summary, strict}
+    assert queued not in lightweight

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from engine import JobPlan, PolicyDocument
+from engine import JobPlan, MitigationResult, PolicyDocument
 from engine.types import DetectionResult, Evidence, Span
 from verification.actions import sweep
 from verification.actions.claim import claim, claim_more
@@ -21,6 +21,7 @@ from verification.models import (
     UsageRecord,
     VerificationJob,
 )
+from verification.models.plan import PLAN_KEYS
 
 pytestmark = pytest.mark.django_db
 
@@ -147,6 +148,46 @@ def test_completion_stores_result_spans_and_one_usage_row(tenant_a):
     # a verified job feeds the bandit: its reward is stored and its arm counted
     assert job.bandit_reward is not None
     assert ModeArm.objects.get(tenant=tenant_a.tenant, mode="lightweight").pulls == 1
+
+
+def test_completion_records_the_plan_with_the_mode_that_ran_and_without_its_policy(tenant_a):
+    # given: a job planned premium whose mitigation fell back to standard
+    job = _new(tenant_a.tenant)
+    claimed = claim(job.pk)
+    planned = _outcome()
+    plan = planned.plan.model_copy(update={"mode": "premium", "decision": "strict"})
+    ran = MitigationResult(
+        mode="standard",
+        original_response=job.response,
+        final_response="The tower is 330 m tall.",
+        final_score=0.1,
+        converged=True,
+        stop_reason="converged",
+    )
+    # when
+    outcome = replace(
+        planned,
+        plan=plan,
+        mitigation=ran,
+        iterations=1,
+        final_response=ran.final_response,
+        final_score=ran.final_score,
+    )
+    assert complete_job(job.pk, claimed.attempts, outcome)
+    # then: the plan holds what was decided and what ran; the row has no copy of it
+    job = VerificationJob.objects.get(pk=job.pk)
+    assert (job.mode, job.decision, job.query_type) == ("standard", "strict", "factual_qa")
+    assert (job.mode_source, job.enabled, job.query_type_confidence) == ("policy", True, 0.9)
+    assert "policy" not in job.plan
+    assert job.job_plan is None
+    assert (job.final_response, job.final_score, job.threshold) == (ran.final_response, 0.1, 0.5)
+    assert UsageRecord.objects.get(job=job).mode == "standard"
+    # and queries on the plan's keys find it
+    jobs = VerificationJob.objects.filter(tenant=tenant_a.tenant)
+    assert list(jobs.filter(plan__mode="standard", plan__decision="strict")) == [job]
+    assert not jobs.filter(plan__mode="premium").exists()
+    columns = {f.column for f in VerificationJob._meta.concrete_fields}
+    assert not columns & set(PLAN_KEYS)
 
 
 def test_a_late_finisher_that_lost_its_lease_writes_nothing(tenant_a):
