@@ -172,7 +172,7 @@ def _per_mode(evaluation, results: list[dict], rows: int) -> list[dict]:
     out = []
     for mode in MODES:
         recent = VerificationJob.objects.filter(
-            tenant=evaluation.tenant, mode=mode, status="completed"
+            tenant=evaluation.tenant, plan__mode=mode, status="completed"
         ).order_by("-created_at")[:200]
         mitigate = [float((j.latency_ms or {}).get("mitigate") or 0) for j in recent]
         out.append(
