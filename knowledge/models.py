@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import ClassVar
 
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
@@ -13,8 +14,27 @@ from security.crypto import EncryptedApiKey
 from tenants.models import Tenant
 
 
-class KnowledgeBase(models.Model):
+class _NamedWithPublicId(models.Model):
+    """A row named by `name`, with a UUID key shown to clients as `<prefix>_<hex>`."""
+
+    public_id_prefix: ClassVar[str]
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return str(getattr(self, "name", ""))
+
+    @property
+    def public_id(self) -> str:
+        return f"{self.public_id_prefix}_{self.id.hex}"
+
+
+class KnowledgeBase(_NamedWithPublicId):
+    public_id_prefix = "kb"
+
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="knowledge_bases")
     name = models.CharField(max_length=100)
     description = models.TextField(blank=True, default="")
@@ -25,13 +45,6 @@ class KnowledgeBase(models.Model):
             models.UniqueConstraint(fields=["tenant", "name"], name="uniq_kb_name_per_tenant")
         ]
 
-    def __str__(self) -> str:
-        return self.name
-
-    @property
-    def public_id(self) -> str:
-        return f"kb_{self.id.hex}"
-
 
 class DocumentStatus(models.TextChoices):
     QUEUED = "queued"
@@ -40,8 +53,9 @@ class DocumentStatus(models.TextChoices):
     FAILED = "failed"
 
 
-class Document(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class Document(_NamedWithPublicId):
+    public_id_prefix = "doc"
+
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="documents")
     knowledge_base = models.ForeignKey(
         KnowledgeBase, on_delete=models.CASCADE, related_name="documents"
@@ -79,13 +93,6 @@ class Document(models.Model):
             models.Index(fields=["status", "lease_expires_at"], name="doc_status_lease"),
             GinIndex(fields=["metadata"], opclasses=["jsonb_path_ops"], name="doc_metadata_gin"),
         ]
-
-    def __str__(self) -> str:
-        return self.name
-
-    @property
-    def public_id(self) -> str:
-        return f"doc_{self.id.hex}"
 
 
 class VersionStatus(models.TextChoices):
