@@ -134,7 +134,7 @@ def fit(rows: list[dict[str, Any]], features: tuple[str, ...] = SIGNALS) -> Comb
     bounds: list[Bound] = [
         {1: (0.0, None), -1: (None, 0.0), 0: (None, None)}[SIGN[f]] for f in features
     ]
-    return Combiner(**fit_standardised(x, y, sw, bounds, L2, features))
+    return fit_standardised(Combiner, x, y, sw, bounds, L2, features)
 
 
 def _metrics(y: np.ndarray, s: np.ndarray, threshold: float = 0.5) -> tuple[float, float]:

@@ -199,7 +199,7 @@ def fit(
     if sample_w is None:
         sample_w = np.where(y == 1, n / (2 * pos), n / (2 * (n - pos)))
     bounds: list[Bound] = [(None, None) if f in FREE_SIGN else (0.0, None) for f in features]
-    return ResponseHead(**fit_standardised(x, y, sample_w, bounds, L2, features))
+    return fit_standardised(ResponseHead, x, y, sample_w, bounds, L2, features)
 
 
 def _auroc(y: np.ndarray, s: np.ndarray) -> float:

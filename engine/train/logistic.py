@@ -7,8 +7,8 @@ non-positive) so that more suspicious evidence never lowers a score.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypedDict
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
@@ -38,32 +38,25 @@ def fit_logistic(
     return result.x[:d], float(result.x[d])
 
 
-class StandardisedFit(TypedDict):
-    """The fields a standardised logistic model (`Combiner`, `ResponseHead`) is built from."""
-
-    features: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    weights: tuple[float, ...]
-    bias: float
-    low: tuple[float, ...]
-    high: tuple[float, ...]
+M = TypeVar("M")
 
 
 def fit_standardised(
+    model: Callable[..., M],
     x: np.ndarray,
     y: np.ndarray,
     sample_w: np.ndarray,
     bounds: Sequence[Bound],
     l2: float,
     features: tuple[str, ...],
-) -> StandardisedFit:
-    """`fit_logistic` on `x` standardised per column (a constant column keeps scale 1), with
-    each number rounded to 8 places and each column's training range kept (`low`, `high`)."""
+) -> M:
+    """`model` (`Combiner`, `ResponseHead`) fitted by `fit_logistic` on `x` standardised per
+    column (a constant column keeps scale 1), each number rounded to 8 places, with each
+    column's training range (`low`, `high`)."""
     mean, scale = x.mean(0), x.std(0)
     scale[scale < 1e-9] = 1.0
     weights, bias = fit_logistic((x - mean) / scale, y, sample_w, bounds, l2)
-    return StandardisedFit(
+    return model(
         features=features,
         mean=tuple(round(float(v), 8) for v in mean),
         scale=tuple(round(float(v), 8) for v in scale),
