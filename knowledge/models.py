@@ -53,33 +53,25 @@ class DocumentStatus(models.TextChoices):
     FAILED = "failed"
 
 
-class Document(_NamedWithPublicId):
-    public_id_prefix = "doc"
+class _IndexedFile(models.Model):
+    """An uploaded (or fetched) file and its indexing: the fields a document (the version it
+    serves) and each of its versions (its history) both have."""
 
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="documents")
-    knowledge_base = models.ForeignKey(
-        KnowledgeBase, on_delete=models.CASCADE, related_name="documents"
-    )
     name = models.CharField(max_length=255)
     content_type = models.CharField(max_length=100)
     size_bytes = models.PositiveIntegerField()
     sha256 = models.CharField(max_length=64)
-    # The uploaded file, kept until it is indexed again (a replace, a retry).
+    # The file: a document keeps it until it is indexed again (a replace, a retry); a version
+    # fetched from `source_url` has it empty until the index worker fetched it.
     raw = models.BinaryField()
-    #: where the index worker fetched the file from (ingestion from a URL); empty for uploads
+    #: where the index worker fetches the file from (ingestion from a URL); empty for uploads
     source_url = models.URLField(max_length=2000, blank=True, default="")
-    #: Bumped by every replace; passages of older versions are swapped out when it is indexed.
-    version = models.PositiveIntegerField(default=1)
-    status = models.CharField(
-        max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
-    )
     error = models.TextField(blank=True, default="")
     text = models.TextField(blank=True, default="")  # the extracted text passages point into
     language = models.CharField(max_length=8, blank=True, default="")  # most of its text's
-    #: Said when indexed (a language the detector cannot check, ...), shown with the document.
+    #: Said when indexed (a language the detector cannot check, ...), shown with the document
+    #: (a version's are copied to the document when it is served).
     warnings = models.JSONField(default=list, blank=True)
-    #: The tenant's own key/value pairs (`knowledge.metadata`): filters for search and verifying.
-    metadata = models.JSONField(default=dict, blank=True)
     passages_total = models.PositiveIntegerField(default=0)
     passages_done = models.PositiveIntegerField(default=0)
     attempts = models.PositiveIntegerField(default=0)
@@ -87,6 +79,25 @@ class Document(_NamedWithPublicId):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
     indexed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class Document(_NamedWithPublicId, _IndexedFile):
+    public_id_prefix = "doc"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="documents")
+    knowledge_base = models.ForeignKey(
+        KnowledgeBase, on_delete=models.CASCADE, related_name="documents"
+    )
+    #: Bumped by every replace; passages of older versions are swapped out when it is indexed.
+    version = models.PositiveIntegerField(default=1)
+    status = models.CharField(
+        max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
+    )
+    #: The tenant's own key/value pairs (`knowledge.metadata`): filters for search and verifying.
+    metadata = models.JSONField(default=dict, blank=True)
 
     class Meta:
         indexes = [
@@ -104,7 +115,7 @@ class VersionStatus(models.TextChoices):
     SUPERSEDED = "superseded"
 
 
-class DocumentVersion(models.Model):
+class DocumentVersion(_IndexedFile):
     """One upload of a document (the first, a replacement, a restore), kept as its history.
 
     Indexing works on a version; the document row holds the version it serves, which
@@ -116,30 +127,11 @@ class DocumentVersion(models.Model):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="versions")
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     number = models.PositiveIntegerField()
-    name = models.CharField(max_length=255)
-    content_type = models.CharField(max_length=100)
-    size_bytes = models.PositiveIntegerField()
-    sha256 = models.CharField(max_length=64)
-    raw = models.BinaryField()
-    #: fetched by the index worker from here (empty `raw` until then); empty for uploads
-    source_url = models.URLField(max_length=2000, blank=True, default="")
     status = models.CharField(
         max_length=16, choices=VersionStatus.choices, default=VersionStatus.QUEUED
     )
-    error = models.TextField(blank=True, default="")
-    text = models.TextField(blank=True, default="")
-    language = models.CharField(max_length=8, blank=True, default="")
-    #: said when indexed (`Document.warnings`), copied to the document when this version is served
-    warnings = models.JSONField(default=list, blank=True)
-    passages_total = models.PositiveIntegerField(default=0)
-    passages_done = models.PositiveIntegerField(default=0)
-    attempts = models.PositiveIntegerField(default=0)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
     #: the version whose bytes a restore copied
     restored_from = models.PositiveIntegerField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(default=timezone.now)
-    indexed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
