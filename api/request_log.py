@@ -29,6 +29,7 @@ from django.db import (
 )
 
 from tenants.request_log import RequestLogEntry
+from verification.queue.batches import drain
 
 log = logging.getLogger(__name__)
 
@@ -159,17 +160,7 @@ class _BackgroundWriter:
             except queue.Empty:
                 connection.close()
                 continue
-            stopping = first is None
-            batch = [] if first is None else [first]
-            while len(batch) < self.BATCH:
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if item is None:
-                    stopping = True
-                    break
-                batch.append(item)
+            batch, stopping = drain(self._queue, first, self.BATCH)
             if batch:
                 close_old_connections()
                 _insert(batch)

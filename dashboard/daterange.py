@@ -57,6 +57,19 @@ class DateRange:
         return [self.start + dt.timedelta(days=i) for i in range((self.end - self.start).days + 1)]
 
 
+class EndNotBeforeStartForm(forms.Form):
+    """A filter form whose `start` and `end` dates may each be left out; an end before the
+    start is an error on `end`, so the other filters still apply (django-filter drops only
+    the invalid field)."""
+
+    def clean(self):
+        data = super().clean()
+        start, end = data.get("start"), data.get("end")
+        if start and end and start > end:
+            self.add_error("end", "The end date must not be before the start date.")
+        return data
+
+
 class DateRangeForm(forms.Form):
     start = bounded_date_field(label="From")
     end = bounded_date_field(label="To")

@@ -15,7 +15,7 @@ from django.db.models import Q, QuerySet
 from engine import QUERY_TYPES
 from verification.models import JobStatus, VerificationJob
 
-from .daterange import MAX_YEAR, MIN_YEAR, bounded_year
+from .daterange import MAX_YEAR, MIN_YEAR, EndNotBeforeStartForm, bounded_year
 from .policy.forms import MODES
 
 ANY = "any"
@@ -36,14 +36,8 @@ STATUS_CHOICES = [
 ]
 
 
-class HistoryFilterForm(forms.Form):
-    def clean(self):
-        data = super().clean()
-        start, end = data.get("start"), data.get("end")
-        if start and end and start > end:
-            # on the field, so django-filter drops it and the rest of the filters still apply
-            self.add_error("end", "The end date must not be before the start date.")
-        return data
+class HistoryFilterForm(EndNotBeforeStartForm):
+    pass
 
 
 class HistoryFilter(django_filters.FilterSet):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import ClassVar
 
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
@@ -13,8 +14,27 @@ from security.crypto import EncryptedApiKey
 from tenants.models import Tenant
 
 
-class KnowledgeBase(models.Model):
+class _NamedWithPublicId(models.Model):
+    """A row named by `name`, with a UUID key shown to clients as `<prefix>_<hex>`."""
+
+    public_id_prefix: ClassVar[str]
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return str(getattr(self, "name", ""))
+
+    @property
+    def public_id(self) -> str:
+        return f"{self.public_id_prefix}_{self.id.hex}"
+
+
+class KnowledgeBase(_NamedWithPublicId):
+    public_id_prefix = "kb"
+
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="knowledge_bases")
     name = models.CharField(max_length=100)
     description = models.TextField(blank=True, default="")
@@ -25,13 +45,6 @@ class KnowledgeBase(models.Model):
             models.UniqueConstraint(fields=["tenant", "name"], name="uniq_kb_name_per_tenant")
         ]
 
-    def __str__(self) -> str:
-        return self.name
-
-    @property
-    def public_id(self) -> str:
-        return f"kb_{self.id.hex}"
-
 
 class DocumentStatus(models.TextChoices):
     QUEUED = "queued"
@@ -40,32 +53,25 @@ class DocumentStatus(models.TextChoices):
     FAILED = "failed"
 
 
-class Document(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="documents")
-    knowledge_base = models.ForeignKey(
-        KnowledgeBase, on_delete=models.CASCADE, related_name="documents"
-    )
+class _IndexedFile(models.Model):
+    """An uploaded (or fetched) file and its indexing: the fields a document (the version it
+    serves) and each of its versions (its history) both have."""
+
     name = models.CharField(max_length=255)
     content_type = models.CharField(max_length=100)
     size_bytes = models.PositiveIntegerField()
     sha256 = models.CharField(max_length=64)
-    # The uploaded file, kept until it is indexed again (a replace, a retry).
+    # The file: a document keeps it until it is indexed again (a replace, a retry); a version
+    # fetched from `source_url` has it empty until the index worker fetched it.
     raw = models.BinaryField()
-    #: where the index worker fetched the file from (ingestion from a URL); empty for uploads
+    #: where the index worker fetches the file from (ingestion from a URL); empty for uploads
     source_url = models.URLField(max_length=2000, blank=True, default="")
-    #: Bumped by every replace; passages of older versions are swapped out when it is indexed.
-    version = models.PositiveIntegerField(default=1)
-    status = models.CharField(
-        max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
-    )
     error = models.TextField(blank=True, default="")
     text = models.TextField(blank=True, default="")  # the extracted text passages point into
     language = models.CharField(max_length=8, blank=True, default="")  # most of its text's
-    #: Said when indexed (a language the detector cannot check, ...), shown with the document.
+    #: Said when indexed (a language the detector cannot check, ...), shown with the document
+    #: (a version's are copied to the document when it is served).
     warnings = models.JSONField(default=list, blank=True)
-    #: The tenant's own key/value pairs (`knowledge.metadata`): filters for search and verifying.
-    metadata = models.JSONField(default=dict, blank=True)
     passages_total = models.PositiveIntegerField(default=0)
     passages_done = models.PositiveIntegerField(default=0)
     attempts = models.PositiveIntegerField(default=0)
@@ -75,17 +81,29 @@ class Document(models.Model):
     indexed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        abstract = True
+
+
+class Document(_NamedWithPublicId, _IndexedFile):
+    public_id_prefix = "doc"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="documents")
+    knowledge_base = models.ForeignKey(
+        KnowledgeBase, on_delete=models.CASCADE, related_name="documents"
+    )
+    #: Bumped by every replace; passages of older versions are swapped out when it is indexed.
+    version = models.PositiveIntegerField(default=1)
+    status = models.CharField(
+        max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
+    )
+    #: The tenant's own key/value pairs (`knowledge.metadata`): filters for search and verifying.
+    metadata = models.JSONField(default=dict, blank=True)
+
+    class Meta:
         indexes = [
             models.Index(fields=["status", "lease_expires_at"], name="doc_status_lease"),
             GinIndex(fields=["metadata"], opclasses=["jsonb_path_ops"], name="doc_metadata_gin"),
         ]
-
-    def __str__(self) -> str:
-        return self.name
-
-    @property
-    def public_id(self) -> str:
-        return f"doc_{self.id.hex}"
 
 
 class VersionStatus(models.TextChoices):
@@ -97,7 +115,7 @@ class VersionStatus(models.TextChoices):
     SUPERSEDED = "superseded"
 
 
-class DocumentVersion(models.Model):
+class DocumentVersion(_IndexedFile):
     """One upload of a document (the first, a replacement, a restore), kept as its history.
 
     Indexing works on a version; the document row holds the version it serves, which
@@ -109,30 +127,11 @@ class DocumentVersion(models.Model):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="versions")
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     number = models.PositiveIntegerField()
-    name = models.CharField(max_length=255)
-    content_type = models.CharField(max_length=100)
-    size_bytes = models.PositiveIntegerField()
-    sha256 = models.CharField(max_length=64)
-    raw = models.BinaryField()
-    #: fetched by the index worker from here (empty `raw` until then); empty for uploads
-    source_url = models.URLField(max_length=2000, blank=True, default="")
     status = models.CharField(
         max_length=16, choices=VersionStatus.choices, default=VersionStatus.QUEUED
     )
-    error = models.TextField(blank=True, default="")
-    text = models.TextField(blank=True, default="")
-    language = models.CharField(max_length=8, blank=True, default="")
-    #: said when indexed (`Document.warnings`), copied to the document when this version is served
-    warnings = models.JSONField(default=list, blank=True)
-    passages_total = models.PositiveIntegerField(default=0)
-    passages_done = models.PositiveIntegerField(default=0)
-    attempts = models.PositiveIntegerField(default=0)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
     #: the version whose bytes a restore copied
     restored_from = models.PositiveIntegerField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(default=timezone.now)
-    indexed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

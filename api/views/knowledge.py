@@ -223,10 +223,8 @@ class DocumentList(_KnowledgeView):
         )
 
 
-class DocumentDetail(_KnowledgeView):
-    serializer_class = DocumentSerializer
-    parser_classes = UPLOAD_PARSERS
-    http_method_names = ["get", "put", "patch", "delete", "options"]
+class _DocumentView(_KnowledgeView):
+    """One document of a knowledge base (`/v1/knowledge-bases/{kb}/documents/{doc}`)."""
 
     def base_queryset(self):
         return Document.objects.defer("raw", "text")
@@ -238,6 +236,12 @@ class DocumentDetail(_KnowledgeView):
         if doc is None:
             raise Http404("No such document.")
         return doc
+
+
+class DocumentDetail(_DocumentView):
+    serializer_class = DocumentSerializer
+    parser_classes = UPLOAD_PARSERS
+    http_method_names = ["get", "put", "patch", "delete", "options"]
 
     def get_object(self) -> Document:  # used by OPTIONS (DRF's metadata) for PUT
         return self.get_doc(self.kwargs["kb_id"], self.kwargs["doc_id"])

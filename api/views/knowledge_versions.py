@@ -9,13 +9,11 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from knowledge import actions
-from knowledge.ids import parse_doc_id
 from knowledge.models import Document, DocumentVersion
-from tenants.audit import record
+from knowledge.restore import restore_recorded
 
 from ..serializers.knowledge import DocumentSerializer, DocumentVersionSerializer
-from .knowledge import _KnowledgeView
+from .knowledge import _DocumentView
 
 
 def _file(name: str, content_type: str, raw: bytes) -> HttpResponse:
@@ -26,18 +24,7 @@ def _file(name: str, content_type: str, raw: bytes) -> HttpResponse:
     return response
 
 
-class _DocumentScoped(_KnowledgeView):
-    def base_queryset(self):
-        return Document.objects.defer("raw", "text")
-
-    def get_doc(self, kb_id: str, doc_id: str) -> Document:
-        kb = self.get_kb(kb_id)
-        pk = parse_doc_id(doc_id)
-        doc = self.get_queryset().filter(knowledge_base=kb, pk=pk).first() if pk else None
-        if doc is None:
-            raise Http404("No such document.")
-        return doc
-
+class _DocumentScoped(_DocumentView):
     def get_version(self, doc: Document, number: int) -> DocumentVersion:
         found = DocumentVersion.objects.filter(document=doc, number=number).first()
         if found is None:
@@ -90,16 +77,7 @@ class DocumentVersionRestore(_DocumentScoped):
         replacement; the served version stays until it is ready."""
         doc = self.get_doc(kb_id, doc_id)
         self.get_version(doc, number)
-        try:
-            version = actions.restore_version(doc, number)
-        except actions.NoSuchVersion as exc:
-            raise Http404(str(exc)) from exc
-        record(
-            request,
-            "document.restored",
-            doc,
-            details={"name": doc.name, "restored_from": number, "version": version.number},
-        )
+        restore_recorded(request, doc, number)
         doc = self.get_doc(kb_id, doc_id)
         return Response(DocumentSerializer(doc).data, status=status.HTTP_202_ACCEPTED)
 

@@ -11,14 +11,14 @@ from django.shortcuts import render
 
 from tenants.audit import AuditEvent
 
-from ..daterange import DateRange, bounded_date_field, form_errors
+from ..daterange import DateRange, EndNotBeforeStartForm, bounded_date_field, form_errors
 from ..paging import page_or_first
 from ..scoping import tenant_view
 
 PAGE_SIZE = 50
 
 
-class AuditFilterForm(forms.Form):
+class AuditFilterForm(EndNotBeforeStartForm):
     action = forms.ChoiceField(required=False)
     actor = forms.ChoiceField(required=False)
     start = bounded_date_field(label="From")
@@ -28,13 +28,6 @@ class AuditFilterForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["action"].choices = [("", "any action")] + [(a, a) for a in actions]
         self.fields["actor"].choices = [("", "anyone")] + [(a, a) for a in actors]
-
-    def clean(self):
-        data = super().clean()
-        start, end = data.get("start"), data.get("end")
-        if start and end and start > end:
-            self.add_error("end", "The end date must not be before the start date.")
-        return data
 
     def apply(self, events):
         """Narrow by every filter that is valid (the invalid ones are shown as errors)."""

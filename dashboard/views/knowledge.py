@@ -6,13 +6,13 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.db.models import Count
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from knowledge import actions
 from knowledge.ids import parse_doc_id, parse_kb_id
 from knowledge.models import Document, DocumentVersion, KnowledgeBase, WebSearchSettings
+from knowledge.restore import restore_recorded
 from knowledge.retrieval import MIN_SIMILARITY, search
 from security.urlguard import UnsafeUrl, check_url
 from tenants.audit import record
@@ -179,16 +179,7 @@ def restore_version(request, scope, kb_id: str, doc_id: str, number: int):
     doc = scope.get_or_404(
         Document.objects.filter(knowledge_base=kb).defer("raw", "text"), pk=parse_doc_id(doc_id)
     )
-    try:
-        version = actions.restore_version(doc, number)
-    except actions.NoSuchVersion as exc:
-        raise Http404(str(exc)) from exc
-    record(
-        request,
-        "document.restored",
-        doc,
-        details={"name": doc.name, "restored_from": number, "version": version.number},
-    )
+    version = restore_recorded(request, doc, number)
     messages.success(
         request,
         f"Version {number} of “{doc.name}” is being indexed again as version {version.number}; "

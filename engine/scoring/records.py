@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..text.sentences import clause_spans
@@ -153,6 +153,20 @@ def _partly_named_elsewhere(clause: str, said: str, table: Table, mine: Sequence
     return False
 
 
+def _one_row_clauses(
+    answer: str,
+    clauses: Sequence[tuple[int, int]],
+    named: Sequence[tuple[tuple[Cell, ...], Cell | None]],
+) -> Iterator[tuple[int, str, tuple[Cell, ...]]]:
+    """Each clause of `answer` that names exactly one row of `named` (a row and its name
+    cell): where the clause starts, its text and that row."""
+    for clause_start, clause_end in clauses:
+        text = answer[clause_start:clause_end]
+        hits = [row for row, name in named if name and _mentions(text, name.text)]
+        if len(hits) == 1:
+            yield clause_start, text, hits[0]
+
+
 #: A text cell must be this long to count as a value ("Kofi Mensah", not "No").
 MIN_TEXT_CELL = 4
 
@@ -167,12 +181,7 @@ def _text_cells(
     naming exactly one row gives in that row's place ("Billing v2 ... its owner is Ingrid
     Solberg", where Ingrid Solberg owns the SSO rollout)."""
     out: list[Finding] = []
-    for clause_start, clause_end in clauses:
-        text = answer[clause_start:clause_end]
-        hits = [row for row, name in named if name and _mentions(text, name.text)]
-        if len(hits) != 1:
-            continue
-        (mine,) = hits
+    for clause_start, text, mine in _one_row_clauses(answer, clauses, named):
         for col in range(1, len(mine)):
             own = mine[col].text
             if len(own) < MIN_TEXT_CELL or mine[col].number is not None or _mentions(text, own):
@@ -216,12 +225,7 @@ def record_findings(
     clauses = clause_spans(answer)
     for table in found_tables:
         named = [(row, _names(row)) for row in table.rows]
-        for clause_start, clause_end in clauses:
-            text = answer[clause_start:clause_end]
-            hits = [row for row, name in named if name and _mentions(text, name.text)]
-            if len(hits) != 1:
-                continue
-            (mine,) = hits
+        for clause_start, text, mine in _one_row_clauses(answer, clauses, named):
             for m in _NUMBER.finditer(text):
                 at = clause_start + m.start()
                 if any(a <= at < b for a, b in clock):

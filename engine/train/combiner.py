@@ -39,7 +39,7 @@ import numpy as np
 from ..scoring.combiner import COMBINER_FILE, Combiner
 from ..scoring.signals import SIGNALS
 from .head import load_rows, source_rows
-from .logistic import Bound, fit_logistic
+from .logistic import Bound, fit_standardised
 
 #: +1: evidence of a hallucination (weight >= 0); -1: evidence of support (<= 0); 0: free.
 SIGN = {
@@ -131,22 +131,10 @@ def fit(rows: list[dict[str, Any]], features: tuple[str, ...] = SIGNALS) -> Comb
     x = np.asarray([[r["signals"][f] for f in features] for r in rows], dtype=np.float64)
     y = np.asarray([r["label"] for r in rows], dtype=np.float64)
     sw = weights_for(rows)
-    mean, scale = x.mean(0), x.std(0)
-    scale[scale < 1e-9] = 1.0
-    z = (x - mean) / scale
     bounds: list[Bound] = [
         {1: (0.0, None), -1: (None, 0.0), 0: (None, None)}[SIGN[f]] for f in features
     ]
-    weights, bias = fit_logistic(z, y, sw, bounds, L2)
-    return Combiner(
-        features=features,
-        mean=tuple(round(float(v), 8) for v in mean),
-        scale=tuple(round(float(v), 8) for v in scale),
-        weights=tuple(round(float(v), 8) for v in weights),
-        bias=round(bias, 8),
-        low=tuple(round(float(v), 8) for v in x.min(0)),
-        high=tuple(round(float(v), 8) for v in x.max(0)),
-    )
+    return fit_standardised(Combiner, x, y, sw, bounds, L2, features)
 
 
 def _metrics(y: np.ndarray, s: np.ndarray, threshold: float = 0.5) -> tuple[float, float]:

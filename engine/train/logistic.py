@@ -7,7 +7,8 @@ non-positive) so that more suspicious evidence never lowers a score.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
@@ -35,3 +36,32 @@ def fit_logistic(
         loss, np.zeros(d + 1), jac=True, method="L-BFGS-B", bounds=[*bounds, (None, None)]
     )
     return result.x[:d], float(result.x[d])
+
+
+M = TypeVar("M")
+
+
+def fit_standardised(
+    model: Callable[..., M],
+    x: np.ndarray,
+    y: np.ndarray,
+    sample_w: np.ndarray,
+    bounds: Sequence[Bound],
+    l2: float,
+    features: tuple[str, ...],
+) -> M:
+    """`model` (`Combiner`, `ResponseHead`) fitted by `fit_logistic` on `x` standardised per
+    column (a constant column keeps scale 1), each number rounded to 8 places, with each
+    column's training range (`low`, `high`)."""
+    mean, scale = x.mean(0), x.std(0)
+    scale[scale < 1e-9] = 1.0
+    weights, bias = fit_logistic((x - mean) / scale, y, sample_w, bounds, l2)
+    return model(
+        features=features,
+        mean=tuple(round(float(v), 8) for v in mean),
+        scale=tuple(round(float(v), 8) for v in scale),
+        weights=tuple(round(float(v), 8) for v in weights),
+        bias=round(bias, 8),
+        low=tuple(round(float(v), 8) for v in x.min(0)),
+        high=tuple(round(float(v), 8) for v in x.max(0)),
+    )

@@ -32,6 +32,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
 from ..models import OutboxMessage
+from .batches import drain
 
 log = logging.getLogger(__name__)
 
@@ -90,19 +91,7 @@ def _run() -> None:
         except queue.Empty:
             connection.close()
             continue
-        batch: list[Message] = []
-        stopping = first is None
-        if first is not None:
-            batch.append(first)
-        while len(batch) < BATCH:
-            try:
-                item = _queue.get_nowait()
-            except queue.Empty:
-                break
-            if item is None:
-                stopping = True
-                break
-            batch.append(item)
+        batch, stopping = drain(_queue, first, BATCH)
         if batch:
             try:
                 publish_batch(batch)
