@@ -62,3 +62,16 @@ def annotate(payload: dict[str, Any]) -> list[dict[str, Any]]:
 
 def check_sentences(check_id: str, payload: dict[str, Any]) -> None:
     store(check_id, annotate(payload))
+
+
+def warm_up() -> None:
+    """Run one check at a worker's start (`workers/signals.py`), so a stream's first
+    sentences do not wait for the detection pipeline's first use (its imports)."""
+    annotate(
+        {
+            "policy": PolicyDocument().model_dump(mode="json"),
+            "passages": ["The tower was built in 1889."],
+            "query": "",
+            "sentences": [[0, 0, "It was built in 1950."]],
+        }
+    )
