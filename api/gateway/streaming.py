@@ -76,9 +76,9 @@ def chat_stream_response(stream: GatewayStream) -> StreamingHttpResponse:
             yield sse({"error": upstream_failed(exc)})
             yield sse("[DONE]")
             return
+        if notes := stream.last_annotations():  # sent before the verdict is waited for
+            yield sse(ours(_chunk(model, {"annotations": notes})))
         end = stream.finish()
-        if end.annotations:
-            yield sse(ours(_chunk(model, {"annotations": end.annotations})))
         if end.refused:  # the SDK raises `APIError` on this event
             yield sse({"error": late_error(end.refused), "truthlens": end.truthlens})
             yield sse("[DONE]")

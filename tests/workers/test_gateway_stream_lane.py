@@ -83,3 +83,35 @@ def test_a_stream_checks_its_sentences_on_the_workers_not_in_the_web_process(
     verdict = chunks[-1].model_extra["truthlens"]
     assert verdict["verified"] is True
     assert verdict["detected"] is True
+
+
+def test_a_last_sentence_is_sent_ahead_and_dropped_when_it_goes_on(monkeypatch):
+    # given: a checker whose checks are recorded instead of published
+    from engine import PolicyDocument
+    from verification.gateway import GatewayCall, Grounding, Options
+    from verification.gateway.sentences import SentenceChecker
+
+    sent: dict[str, list] = {}
+
+    def submit(payload, expires_s):
+        sent[f"sc-{len(sent)}"] = [s for _, _, s in payload["sentences"]]
+        return f"sc-{len(sent) - 1}"
+
+    monkeypatch.setattr(lane, "submit", submit)
+    call = GatewayCall(
+        tenant=None,  # type: ignore[arg-type]
+        api_key=None,
+        config=None,  # type: ignore[arg-type]
+        policy=PolicyDocument(),
+        options=Options(),
+        messages=[],
+        grounding=Grounding((EIFFEL_DOC,), "", "explicit"),
+    )
+    checker = SentenceChecker(call)
+    # when: "It is 3." may be complete; it goes on ("3.5 km."), then a sentence ends
+    for text in ("It is 3.", "It is 3.5 km.", "It is 3.5 km. It", "It is 3.5 km. It is old."):
+        checker.feed(0, text)
+    checker.feed(0, "It is 3.5 km. It is old.", final=True)
+    # then: each guess went ahead; only the complete sentences' checks are awaited, in order
+    assert sent == {"sc-0": ["It is 3."], "sc-1": ["It is 3.5 km."], "sc-2": ["It is old."]}
+    assert checker.pending == ["sc-1", "sc-2"]

@@ -36,22 +36,44 @@ class SentenceChecker:
         }
         self.wait_s = float(settings.TRUTHLENS["GATEWAY_WAIT_SECONDS"])
         self.checked: dict[int, int] = {}  # choice index -> chars already sent to check
-        self.pending: list[str] = []  # check ids, in the order sent
+        self.pending: list[str] = []  # check ids of complete sentences, in order
+        self.ahead: dict[int, tuple[int, int, str]] = {}  # choice -> last sentence sent ahead
 
     def feed(self, index: int, text: str, final: bool = False) -> None:
-        """Send the complete sentences of `text` not yet sent (all of them when `final`)."""
+        """Send the complete sentences of `text` not yet sent (all of them when `final`).
+
+        A last sentence that already ends with its punctuation is sent ahead, before the
+        next token tells whether it is complete: when it is (the next text starts a new
+        sentence, or the answer ends), its check stands and its annotation comes a token
+        earlier; when the sentence goes on ("3." then "5 metres"), that check is dropped."""
         done = self.checked.get(index, 0)
+        ahead = self.ahead.pop(index, None)
         sentences = []
         for start, end in sentence_bounds(text):
-            if start < done or (end == len(text) and not final):
-                continue  # already sent, or still being written
+            if start < done:
+                continue  # already sent
+            complete = end < len(text) or final
+            if ahead is not None and ahead[:2] == (start, end):
+                if complete:  # the sentence sent ahead is complete as it was sent
+                    self.pending.append(ahead[2])
+                    done = end
+                else:
+                    self.ahead[index] = ahead  # still the last words: keep waiting
+                ahead = None
+                continue
+            if not complete:  # still being written; sent ahead when it may be complete
+                ends = text[end - 1] in ".!?"
+                if ends and (check_id := self._send([(index, start, text[start:end])])):
+                    self.ahead[index] = (start, end, check_id)
+                break
             sentences.append((index, start, text[start:end]))
             done = end
         self.checked[index] = done
-        if sentences:
-            check_id = lane.submit({**self.payload, "sentences": sentences}, self.wait_s + 5)
-            if check_id is not None:
-                self.pending.append(check_id)
+        if sentences and (check_id := self._send(sentences)) is not None:
+            self.pending.append(check_id)
+
+    def _send(self, sentences: list[tuple[int, int, str]]) -> str | None:
+        return lane.submit({**self.payload, "sentences": sentences}, self.wait_s + 5)
 
     def ready(self, wait: bool = False) -> list[dict[str, Any]]:
         """Annotations arrived so far, in order (with `wait`, all of them that arrive in time)."""

@@ -9,7 +9,8 @@ for Anthropic's events):
     for chunk in stream.chunks():          # the upstream's chunks, as dicts
         notes = stream.annotations()       # finished sentence annotations (never blocks)
         ...render chunk (+ notes)...
-    end = stream.finish()                  # last annotations, then the verdict (waits)
+    notes = stream.last_annotations()      # the last sentences' (waits), before the verdict
+    end = stream.finish()                  # the verdict (waits); `end.annotations`: any left
     ...render end...
     stream.close()                         # always (a client that went away stops the upstream)
 
@@ -109,15 +110,20 @@ class GatewayStream:
             except LLMError:
                 return
 
-    def finish(self) -> StreamEnd:
-        """After the last chunk: the remaining annotations (waited for), then every
-        choice verified as a job and waited for (`TRUTHLENS_GATEWAY_WAIT_SECONDS`)."""
+    def last_annotations(self) -> list[dict[str, Any]]:
+        """After the last chunk: the remaining sentences' annotations, waited for (up to
+        `TRUTHLENS_GATEWAY_WAIT_SECONDS`), so they can go out before the verdict."""
         self.drain()
-        notes: list[dict[str, Any]] = []
-        if self.checker is not None:
-            for index, answer in self.answers.items():
-                self.checker.feed(index, answer.text, final=True)
-            notes = self.checker.ready(wait=True)
+        if self.checker is None:
+            return []
+        for index, answer in self.answers.items():
+            self.checker.feed(index, answer.text, final=True)
+        return self.checker.ready(wait=True)
+
+    def finish(self) -> StreamEnd:
+        """After the last chunk: the annotations not yet taken (`last_annotations`), then
+        every choice verified as a job and waited for (`TRUTHLENS_GATEWAY_WAIT_SECONDS`)."""
+        notes = self.last_annotations()
         call, json_mode = self.call, self.call.json_mode
         answers = [a for _, a in sorted(self.answers.items())]
         texts = [
