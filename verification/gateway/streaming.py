@@ -68,11 +68,6 @@ class GatewayStream:
         self.upstream_call: LLMCall | None = None
         self.checker: SentenceChecker | None = sentence_checker(call)
 
-    @property
-    def verified(self) -> bool:
-        """Whether the answer will be verified (there is context)."""
-        return bool(self.call.grounding.passages)
-
     def chunks(self) -> Iterator[dict[str, Any]]:
         """The upstream's chunks as they arrive; each choice's text is kept and its
         completed sentences are sent to be checked."""
