@@ -100,10 +100,12 @@ def _preload_models(**kwargs):
         if not queues or queues - INDEX_QUEUES:  # the detector only where jobs run
             # The engine's models load torch; only pool processes that preload need them now.
             from engine import default_classifier
+            from verification.stages.sentences import warm_up
             from verification.tenant_config import service_detector
 
             service_detector()
             default_classifier()
+            warm_up()  # the detection pipeline's first use: a gateway stream's sentences wait on it
     except Exception:  # a task will load (and report) it again
         log.exception("preloading models failed")
 

@@ -2,28 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rest_framework.exceptions import ValidationError
 
 from engine import PolicyDocument, find_context
-
-from .options import Options
-
-
-@dataclass(frozen=True)
-class Grounding:
-    passages: tuple[str, ...]
-    query: str
-    status: str  # explicit | found | missing | none
-    sources: tuple[str, ...] = ()
-
-    def describe(self) -> dict:
-        return {
-            "status": self.status,
-            "sources": sorted(set(self.sources)),
-            "passages": len(self.passages),
-        }
+from verification.gateway import Grounding, Options
 
 
 def grounding_for(messages: list[dict], options: Options, policy: PolicyDocument) -> Grounding:

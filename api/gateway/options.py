@@ -11,12 +11,12 @@ the conversation. Invalid values are 400s naming the field (`truthlens.context.0
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from rest_framework import serializers
 from rest_framework.exceptions import APIException, ValidationError
 
 from engine import AUTO, MODE_NAMES, PolicyDocument
+from verification.gateway import Options
 from verification.tenant_config import request_errors
 
 MAX_PASSAGES = 200
@@ -58,14 +58,6 @@ class TruthLensSerializer(serializers.Serializer):
         if isinstance(data, dict) and (unknown := sorted(set(data) - set(self.fields))):
             raise ValidationError({name: ["unknown option."] for name in unknown})
         return super().to_internal_value(data)
-
-
-@dataclass(frozen=True)
-class Options:
-    context: tuple[str, ...] = ()
-    mode: str = "auto"
-    decision: str = ""
-    threshold: float | None = None
 
 
 def _header_options(headers) -> dict:

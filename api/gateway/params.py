@@ -56,8 +56,3 @@ def split_params(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             continue
         (params if key in OPENAI_PARAMS else extra)[key] = value
     return params, extra
-
-
-def wants_json(params: dict[str, Any]) -> bool:
-    fmt = params.get("response_format")
-    return isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema")

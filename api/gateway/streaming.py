@@ -1,12 +1,12 @@
-"""Streaming chat completions: forward the upstream's chunks, annotate sentences, verdict last.
+"""Streamed chat completions: a `GatewayStream` rendered as OpenAI's SSE chunks.
 
-Chunks reach the client as they arrive (tool-call deltas included). With context,
-each completed sentence is checked in the background and its spans ride on the
-next chunk sent, as `truthlens.annotations`, so a UI can mark text as it appears.
-After the upstream's last chunk, the remaining sentences' annotations are sent,
-then the answer is verified as a job and a final chunk carries the `truthlens`
-verdict (with `final_response` when mitigation changed the text). The upstream
-is opened before the response starts, so its errors are still HTTP errors.
+Chunks reach the client as they arrive (tool-call deltas included); sentence
+annotations ride on the next chunk sent, as `truthlens.annotations`. After the
+upstream's last chunk, the remaining annotations come in a chunk of their own,
+then (the policy's note for a late verdict, as the answer's last words, and) the
+final chunk with the `truthlens` verdict, then `[DONE]`. The stream itself (relay,
+sentence checks, verdict) is `verification.gateway.GatewayStream`, shared with
+the Anthropic adapter.
 """
 
 from __future__ import annotations
@@ -17,24 +17,11 @@ import uuid
 
 from django.http import StreamingHttpResponse
 
-from engine import LLMError, forward_stream
+from engine import LLMError
+from verification.gateway import GatewayStream
 from verification.llm_errors import plain_error
-from verification.tenant_config import client_for
 
-from .answers import checkable_text
-from .errors import late_error, openai_error, upstream_error_response
-from .json_answer import JsonAnswer, response_schema
-from .params import wants_json
-from .sentences import SentenceChecker, sentence_checker
-from .verdicts import (
-    Verdict,
-    VerdictLate,
-    finish_jobs,
-    note_for_late,
-    start_jobs,
-    unverified,
-    verdict_of,
-)
+from .errors import late_error, openai_error
 
 
 def sse(payload: dict | str) -> bytes:
@@ -42,34 +29,29 @@ def sse(payload: dict | str) -> bytes:
     return f"data: {data}\n\n".encode()
 
 
-class _Answer:
-    """One choice's message as it is assembled from deltas."""
-
-    def __init__(self) -> None:
-        self.text = ""
-        self.tool_calls = False
-        self.finish: str | None = None
-
-
-def open_stream(tenant_id, config, messages, params, extra_body):
-    """(the upstream stream, its first chunk or None); `LLMError` when it does not open,
-    so the client still gets an error response instead of a broken stream."""
-    gen = forward_stream(client_for(tenant_id), config, messages, params, extra_body)
-    try:
-        return gen, next(gen)
-    except StopIteration:
-        return gen, None
+def upstream_failed(exc: LLMError) -> dict:
+    """The error object of an upstream that failed mid-stream (both adapters send it)."""
+    return openai_error(
+        502,
+        f"the upstream model failed: {plain_error(exc.__cause__ or exc)}",
+        code="upstream_error",
+    )
 
 
-def stream_response(
-    tenant, api_key, config, messages, params, extra_body, options, grounding, policy
-):
-    try:
-        gen, first = open_stream(tenant.pk, config, messages, params, extra_body)
-    except LLMError as exc:
-        return upstream_error_response(exc)
+def event_stream(stream: GatewayStream, events) -> StreamingHttpResponse:
+    """The streaming response of `events` (bytes), with the gateway's headers."""
+    response = StreamingHttpResponse(events, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    grounding = stream.call.grounding
+    response["X-TruthLens-Enabled"] = "true" if grounding.passages else "false"
+    response["X-TruthLens-Detected"] = "pending" if grounding.passages else "unknown"
+    response["X-TruthLens-Context-Status"] = grounding.status
+    return response
+
+
+def chat_stream_response(stream: GatewayStream) -> StreamingHttpResponse:
     chunk_id = "chatcmpl-" + uuid.uuid4().hex
-    model = config.model
+    model = stream.call.model
 
     def ours(chunk: dict) -> dict:
         chunk.update(id=chunk_id, model=model)
@@ -79,109 +61,36 @@ def stream_response(
         return chunk
 
     def events():
-        answers: dict[int, _Answer] = {}
-        # sentences of raw JSON text would run across fields: a JSON answer gets the verdict only
-        checker = None if wants_json(params) else sentence_checker(grounding, policy, options)
         try:
-            yield from relay(answers, checker)
+            yield from render()
         finally:
-            # The client went away (the server closes this generator) or we are done:
-            # closing the upstream stops the provider's work and its billing with it.
-            gen.close()
-            if checker is not None:
-                checker.close()
+            stream.close()
 
-    def relay(answers: dict[int, _Answer], checker: SentenceChecker | None):
-        call = None
+    def render():
         try:
-            chunk = first
-            while chunk is not None:
-                for choice in chunk.get("choices") or []:
-                    answer = answers.setdefault(choice.get("index", 0), _Answer())
-                    delta = choice.get("delta") or {}
-                    answer.text += delta.get("content") or ""
-                    answer.tool_calls |= bool(delta.get("tool_calls") or delta.get("function_call"))
-                    answer.finish = choice.get("finish_reason") or answer.finish
-                    if checker is not None and delta.get("content"):
-                        checker.feed(choice.get("index", 0), answer.text)
-                if checker is not None and (notes := checker.ready()):
+            for chunk in stream.chunks():
+                if notes := stream.annotations():
                     chunk["truthlens"] = {"annotations": notes}
                 yield sse(ours(chunk))
-                try:
-                    chunk = next(gen)
-                except StopIteration as stop:
-                    call, chunk = stop.value, None
         except LLMError as exc:
-            error = openai_error(
-                502,
-                f"the upstream model failed: {plain_error(exc.__cause__ or exc)}",
-                code="upstream_error",
-            )
-            yield sse({"error": error})
+            yield sse({"error": upstream_failed(exc)})
             yield sse("[DONE]")
             return
-        if checker is not None:
-            for index, answer in answers.items():
-                checker.feed(index, answer.text, final=True)
-            if notes := checker.ready(wait=True):
-                yield sse(ours(_chunk(model, {"annotations": notes})))
-        truthlens, verdicts = _verdict(answers, call)
-        try:
-            note = note_for_late(verdicts, policy)
-        except VerdictLate as exc:  # refused: the SDK raises `APIError` on this event
-            error = late_error([v.truthlens["id"] for v in exc.late])
-            yield sse({"error": error, "truthlens": truthlens})
+        if notes := stream.last_annotations():  # sent before the verdict is waited for
+            yield sse(ours(_chunk(model, {"annotations": notes})))
+        end = stream.finish()
+        if end.refused:  # the SDK raises `APIError` on this event
+            yield sse({"error": late_error(end.refused), "truthlens": end.truthlens})
             yield sse("[DONE]")
             return
-        if note:
-            truthlens.update(verified=False, note=note)
-            if not wants_json(params):  # the note is shown as the answer's last words
-                for index, answer in sorted(answers.items()):
-                    if answer.text and not answer.tool_calls:
-                        yield sse(ours(_note_chunk(model, index, note)))
-        yield sse(ours(_chunk(model, truthlens, answers)))
+        if end.note and not stream.call.json_mode:  # the note as the answer's last words
+            for index, answer in sorted(stream.answers.items()):
+                if answer.text and not answer.tool_calls:
+                    yield sse(ours(_note_chunk(model, index, end.note)))
+        yield sse(ours(_chunk(model, end.truthlens, stream.answers)))
         yield sse("[DONE]")
 
-    def _verdict(answers: dict[int, _Answer], call) -> tuple[dict, list[Verdict]]:
-        json_mode = wants_json(params)
-        texts = {
-            i: checkable_text({"content": a.text, "tool_calls": a.tool_calls or None}, json_mode)
-            for i, a in sorted(answers.items())
-        }
-        reason = "context missing" if grounding.status == "missing" else "no context"
-        todo = [i for i, (text, _) in texts.items() if text is not None]
-        if not grounding.passages or not todo or call is None:
-            first_why = next((why for _, why in texts.values() if why), "") or reason
-            return unverified(first_why if grounding.passages else reason, grounding).truthlens, []
-        jobs = start_jobs(
-            tenant,
-            api_key,
-            grounding,
-            [texts[i][0] or "" for i in todo],
-            messages,
-            model,
-            options,
-            call,
-        )
-        verdicts = [verdict_of(job, grounding) for job in finish_jobs(jobs)]
-        if json_mode:  # spans and corrections in the terms of the JSON the client got
-            for i, v in zip(todo, verdicts, strict=True):
-                if answer := JsonAnswer.parse(answers[i].text):
-                    answer.adapt(v.truthlens, response_schema(params))
-        verdict = dict(verdicts[0].truthlens)
-        if len(answers) > 1:
-            verdict["choices"] = [
-                {"index": i, **v.truthlens} for i, v in zip(todo, verdicts, strict=True)
-            ]
-            verdict["detected"] = any(v.truthlens.get("detected") for v in verdicts)
-        return verdict, verdicts
-
-    response = StreamingHttpResponse(events(), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-TruthLens-Enabled"] = "true" if grounding.passages else "false"
-    response["X-TruthLens-Detected"] = "pending" if grounding.passages else "unknown"
-    response["X-TruthLens-Context-Status"] = grounding.status
-    return response
+    return event_stream(stream, events())
 
 
 def _note_chunk(model: str, index: int, note: str) -> dict:

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework.response import Response
+from verification.gateway import GatewayReply
 
 from ..authentication import ApiKeyOrXApiKeyAuthentication
 from ..gateway.anthropic import to_anthropic, to_openai
-from ..gateway.anthropic_request import (
-    anthropic_exception_handler,
-    check_messages_request,
-)
+from ..gateway.anthropic_request import anthropic_exception_handler, check_messages_request
 from ..gateway.anthropic_stream import messages_stream_response
-from ..gateway.grounding import grounding_for
-from ..gateway.params import split_params
 from ..serializers.anthropic import MessagesRequestSerializer
 from .gateway import GatewayView, with_headers
 
@@ -28,24 +23,12 @@ class Messages(GatewayView):
     @extend_schema(request=MessagesRequestSerializer, responses={200: None})
     def post(self, request):
         check_messages_request(request.data)  # litellm's adapter assumes a valid shape
-        started = self.start(request, MessagesRequestSerializer)
-        config, model, policy, options = (
-            started.config,
-            started.model,
-            started.policy,
-            started.options,
-        )
+        validated = self.validated(request, MessagesRequestSerializer)
+        model = self.upstream(validated["model"])
         chat, tool_names = to_openai({**request.data, "model": model})
-        messages = chat["messages"]
-        grounding = grounding_for(messages, options, policy)
-        params, extra_body = split_params(chat)
-        if started.validated["stream"]:
-            return messages_stream_response(
-                self.tenant, request.auth, config, messages, params,
-                extra_body, options, grounding, policy, tool_names,
-            )  # fmt: skip
-        answered = self.answer(request, started, messages, params, extra_body, grounding)
-        if isinstance(answered, Response):
-            return answered
-        completion, headers = answered
-        return with_headers(to_anthropic(completion, tool_names), headers)
+        result, error = self.run(self.gateway_call(request, model, validated["stream"], chat))
+        if error is not None:
+            return error
+        if isinstance(result, GatewayReply):
+            return with_headers(to_anthropic(result.completion, tool_names), result.headers)
+        return messages_stream_response(result, tool_names)

@@ -7,29 +7,32 @@ context found in the conversation (`engine.grounding`), the tenant
 policy applies (warning, refinement, premium), and the completion comes back
 with the `X-TruthLens-*` headers and a `truthlens` object. Tool-call turns come
 back intact and unverified. Errors use OpenAI's error shape (`api.gateway.errors`).
+
+The views adapt, they do not orchestrate: a request is parsed into a
+`verification.gateway.GatewayCall`, `run_call` runs it (upstream, jobs, verdict),
+and the view renders the reply or the stream.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import NamedTuple
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
-from engine import LLMError, ModelConfig, PolicyDocument, forward
+from engine import LLMError
 from tenants.llm_providers import provider_for
+from verification.gateway import GatewayCall, GatewayReply, VerdictLate, run_call
 from verification.models import VerificationJob
-from verification.tenant_config import client_for, default_model, model_config, policy_for
+from verification.tenant_config import default_model, model_config, policy_for
 
-from ..gateway.completion import verify_completion
 from ..gateway.errors import gateway_exception_handler, late_response, upstream_error_response
 from ..gateway.grounding import grounding_for
-from ..gateway.options import Options, options_from
+from ..gateway.options import options_from
 from ..gateway.params import split_params
-from ..gateway.streaming import stream_response
-from ..gateway.verdicts import VerdictLate
+from ..gateway.streaming import chat_stream_response
 from ..serializers.gateway import ChatRequestSerializer
 from .base import TenantScopedView
 
@@ -42,7 +45,8 @@ class ModelNotServed(NotFound):
 
 
 class GatewayView(TenantScopedView):
-    """Errors in the SDKs' shape (`error.message`), for auth and validation failures too."""
+    """What both gateways share: parse a request into a `GatewayCall` (a refused request
+    costs no LLM call), run it, and answer its errors in the SDKs' shape."""
 
     def base_queryset(self):
         return VerificationJob.objects.all()
@@ -66,47 +70,42 @@ class GatewayView(TenantScopedView):
             )
         return model
 
-    def answer(self, request, started: Started, messages, params, extra_body, grounding):
-        """The non-streamed round both gateways share: the upstream call, then the
-        verdict. `(completion, headers)`, or the error `Response` to send instead."""
-        try:
-            reply = forward(
-                client_for(self.tenant.pk), started.config, messages, params, extra_body
-            )
-        except LLMError as exc:
-            return upstream_error_response(exc)
-        try:
-            return verify_completion(
-                self.tenant, request.auth, reply.response, reply.call, started.model, messages,
-                started.options, grounding, params, started.policy,
-            )  # fmt: skip
-        except VerdictLate as exc:
-            return late_response([v.truthlens["id"] for v in exc.late])
-
-    def start(self, request, serializer_class) -> Started:
-        """What both gateways check before the upstream call (a refused request must
-        not cost an LLM call): the body, the model, policy, options."""
+    def validated(self, request, serializer_class) -> dict[str, Any]:
         if not isinstance(request.data, dict):
             raise ValidationError({"messages": ["the body must be a JSON object."]})
         data = serializer_class(data=request.data)
         data.is_valid(raise_exception=True)
-        model = self.upstream(data.validated_data["model"])
+        return data.validated_data
+
+    def gateway_call(self, request, model: str, stream: bool, chat: dict[str, Any]) -> GatewayCall:
+        """The call of an OpenAI chat request `chat` to `model` (`upstream()`; the Anthropic
+        view translates its request first): policy, options and context checked before
+        any upstream call."""
         policy = policy_for(self.tenant)
-        return Started(
-            data.validated_data,
-            model_config(self.tenant.pk, model),
-            model,
-            policy,
-            options_from(request.data, request.headers, policy),
+        options = options_from(request.data, request.headers, policy)
+        messages = chat["messages"]
+        params, extra_body = split_params(chat)
+        return GatewayCall(
+            tenant=self.tenant,
+            api_key=request.auth,
+            config=model_config(self.tenant.pk, model),
+            policy=policy,
+            options=options,
+            messages=messages,
+            grounding=grounding_for(messages, options, policy),
+            params=params,
+            extra_body=extra_body,
+            stream=stream,
         )
 
-
-class Started(NamedTuple):
-    validated: dict
-    config: ModelConfig
-    model: str
-    policy: PolicyDocument
-    options: Options
+    def run(self, call: GatewayCall):
+        """`run_call`, its errors as responses: (the result, None) or (None, the response)."""
+        try:
+            return run_call(call), None
+        except LLMError as exc:
+            return None, upstream_error_response(exc)
+        except VerdictLate as exc:
+            return None, late_response([v.truthlens["id"] for v in exc.late])
 
 
 def with_headers(body: dict, headers: dict[str, str]) -> Response:
@@ -122,19 +121,13 @@ class ChatCompletions(GatewayView):
 
     @extend_schema(request=ChatRequestSerializer, responses={200: None})
     def post(self, request):
-        started = self.start(request, ChatRequestSerializer)
-        config, policy, options = started.config, started.policy, started.options
+        validated = self.validated(request, ChatRequestSerializer)
         # Forwarded as sent: the serializer would drop assistant `tool_calls` and the like.
-        messages = copy.deepcopy(request.data["messages"])
-        grounding = grounding_for(messages, options, policy)
-        params, extra_body = split_params(request.data)
-        if started.validated["stream"]:
-            return stream_response(
-                self.tenant, request.auth, config, messages, params, extra_body,
-                options, grounding, policy,
-            )  # fmt: skip
-        answered = self.answer(request, started, messages, params, extra_body, grounding)
-        if isinstance(answered, Response):
-            return answered
-        completion, headers = answered
-        return with_headers(completion, headers)
+        chat = {**request.data, "messages": copy.deepcopy(request.data["messages"])}
+        model = self.upstream(validated["model"])
+        result, error = self.run(self.gateway_call(request, model, validated["stream"], chat))
+        if error is not None:
+            return error
+        if isinstance(result, GatewayReply):
+            return with_headers(result.completion, result.headers)
+        return chat_stream_response(result)

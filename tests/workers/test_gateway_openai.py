@@ -328,10 +328,14 @@ def test_streamed_tool_calls_come_back_intact(sdk):
     assert chunks[-1].model_extra["truthlens"]["verified"] is False
 
 
+@pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("enabled", [True, False])
-def test_sentence_annotations_can_be_switched_off(sdk, quick_wait, settings, monkeypatch, enabled):
+def test_sentence_annotations_can_be_switched_off(
+    sdk, start_worker, settings, monkeypatch, enabled
+):
     client, fake, _ = sdk
+    start_worker()  # the detect worker checks the sentences (never the web process)
     monkeypatch.setitem(settings.TRUTHLENS, "GATEWAY_STREAM_ANNOTATIONS", enabled)
     fake.script("It was built in 1950. It is in Paris.")
     chunks = list(
@@ -346,6 +350,6 @@ def test_sentence_annotations_can_be_switched_off(sdk, quick_wait, settings, mon
         n for c in chunks for n in (c.model_extra.get("truthlens") or {}).get("annotations", [])
     ]
     assert bool(notes) is enabled
-    if enabled:  # the detector ran in the web process, no worker needed
+    if enabled:
         assert [n["start"] for n in notes] == [0, len("It was built in 1950. ")]
     assert "truthlens" in chunks[-1].model_extra  # the verdict chunk is always last

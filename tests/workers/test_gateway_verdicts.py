@@ -9,6 +9,7 @@ import pytest
 
 from tests.fixtures.fake_llm import Reply
 from tests.fixtures.llm import configure_llm
+from tests.fixtures.workers import wait_for_warm_detect_worker
 from verification.models import VerificationJob
 
 EIFFEL_DOC = (
@@ -157,8 +158,9 @@ def test_a_corrected_json_answer_is_the_same_json_with_corrected_values(sdk):
 
 
 def test_a_stream_annotates_sentences_as_they_complete_and_ends_with_the_verdict(sdk):
-    # given: a two-sentence answer whose first sentence is wrong
+    # given: a two-sentence answer whose first sentence is wrong, and a warm detect worker
     client, fake = sdk
+    wait_for_warm_detect_worker()
     fake.script(
         Reply(
             content="It was built in 1950. It stands on the Champ de Mars in Paris.",

@@ -1,5 +1,5 @@
 """Celery tasks; imported by `app.autodiscover_tasks`."""
 
-from . import detect, knowledge, maintenance, mitigate, quality, webhooks
+from . import detect, knowledge, maintenance, mitigate, quality, sentences, webhooks
 
-__all__ = ["detect", "knowledge", "maintenance", "mitigate", "quality", "webhooks"]
+__all__ = ["detect", "knowledge", "maintenance", "mitigate", "quality", "sentences", "webhooks"]

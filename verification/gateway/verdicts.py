@@ -13,15 +13,14 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from api.views.verifications import jobs_with_details, wait_until_final
 from engine import LLMCall, PolicyDocument, marker_ids, rewrites_answer
-from verification.actions.create import NewVerification
-from verification.actions.gateway import verify_reply
-from verification.models import VerificationJob
-from verification.serializers import VerificationSerializer, verification_headers
 
-from .grounding import Grounding
-from .options import Options
+from ..actions.create import NewVerification
+from ..actions.gateway import verify_reply
+from ..job_details import jobs_with_details, wait_until_final
+from ..models import VerificationJob
+from ..serializers import VerificationSerializer, verification_headers
+from .call import GatewayCall, Grounding
 
 TRUTHLENS_FIELDS = (
     "id",
@@ -112,26 +111,18 @@ def note_for_late(verdicts: list[Verdict], policy: PolicyDocument) -> str:
     return policy.unverified_note
 
 
-def start_jobs(
-    tenant,
-    api_key,
-    grounding: Grounding,
-    answers: list[str],
-    messages: list[dict],
-    model: str,
-    options: Options,
-    call: LLMCall,
-) -> list[VerificationJob]:
-    """A verification per answer; the upstream call is billed once, to the first
-    (`actions.gateway.verify_reply`)."""
+def start_jobs(call: GatewayCall, answers: list[str], upstream: LLMCall) -> list[VerificationJob]:
+    """A verification per answer, on the interactive lane; the upstream call is billed
+    once, to the first (`actions.gateway.verify_reply`)."""
+    grounding, options = call.grounding, call.options
     requests = [
         NewVerification(
             context=list(grounding.passages),
             passage_ids=marker_ids(grounding.passages),
             response=answer,
             query=grounding.query,
-            messages=messages,
-            model=model,
+            messages=call.messages,
+            model=call.model,
             mode=options.mode,
             decision=options.decision,
             threshold=options.threshold,
@@ -140,7 +131,7 @@ def start_jobs(
         )
         for i, answer in enumerate(answers)
     ]
-    return verify_reply(tenant, api_key, requests, model, call)
+    return verify_reply(call.tenant, call.api_key, requests, call.model, upstream)
 
 
 def finish_jobs(jobs: list[VerificationJob]) -> list[VerificationJob]:
@@ -150,3 +141,32 @@ def finish_jobs(jobs: list[VerificationJob]) -> list[VerificationJob]:
         wait_until_final(job, max(0.0, deadline - time.monotonic()))
     by_pk = jobs_with_details().in_bulk([j.pk for j in jobs])
     return [by_pk[j.pk] for j in jobs]
+
+
+def verify_answers(
+    call: GatewayCall, texts: list[tuple[str | None, str]], upstream: LLMCall | None
+) -> list[Verdict]:
+    """A verdict per choice (`texts`: each choice's checkable text, or None and why not):
+    its job's, waited on, or unverified with the reason. No context, or no finished
+    upstream call (a stream cut short), verifies nothing."""
+    grounding = call.grounding
+    verdicts: list[Verdict | None] = [None] * len(texts)
+    todo = [i for i, (text, _) in enumerate(texts) if text is not None]
+    if grounding.passages and upstream is not None and todo:
+        jobs = start_jobs(call, [texts[i][0] or "" for i in todo], upstream)
+        for i, job in zip(todo, finish_jobs(jobs), strict=True):
+            verdicts[i] = verdict_of(job, grounding)
+    return [
+        v or unverified(texts[i][1] or grounding.reason, grounding) for i, v in enumerate(verdicts)
+    ]
+
+
+def combined(verdicts: list[Verdict], grounding: Grounding) -> dict:
+    """The reply's `truthlens` object: the first choice's, with every choice's when there
+    are several (`detected` is then any of them)."""
+    first = verdicts[0] if verdicts else unverified("no choices", grounding)
+    truthlens = dict(first.truthlens)
+    if len(verdicts) > 1:
+        truthlens["choices"] = [{"index": i, **v.truthlens} for i, v in enumerate(verdicts)]
+        truthlens["detected"] = any(v.truthlens.get("detected") for v in verdicts)
+    return truthlens
