@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
+
 from verification.gateway import GatewayReply
 
 from ..authentication import ApiKeyOrXApiKeyAuthentication
