@@ -12,7 +12,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 DATA_DIR = Path(
     os.environ.get(
-        "TRUTHLENS_DATA_DIR", Path(__file__).resolve().parents[2].parent / "shared" / "data"
+        "TRUTHLENS_DATA_DIR", Path(__file__).resolve().parents[3].parent / "shared" / "data"
     )
 )
 

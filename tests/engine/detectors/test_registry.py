@@ -76,7 +76,7 @@ def test_a_folder_written_by_the_training_command_loads_as_the_default_does():
 
     from engine.detectors.registry import load_detector
 
-    folder = Path(__file__).resolve().parents[2] / "bench" / "models" / "embedded_v2"
+    folder = Path(__file__).resolve().parents[3] / "bench" / "models" / "embedded_v2"
     detector = load_detector(str(folder))
     # float32 under "auto" on every machine: bf16 was measured on the shipped model only
     assert detector.name == "embedded-minilm+lexical"

@@ -13,8 +13,7 @@ import pytest
 
 from engine.detectors.embedded import EmbeddedDetector
 from engine.types import DetectionInput
-
-from .conftest import DATA_DIR
+from tests.engine.detectors.conftest import DATA_DIR
 
 pytestmark = [
     pytest.mark.slow,

@@ -11,8 +11,7 @@ import json
 import pytest
 
 from bench.detector_speed import BenchConfig, run_benchmark
-
-from .conftest import DATA_DIR
+from tests.engine.detectors.conftest import DATA_DIR
 
 pytestmark = pytest.mark.slow
 
