@@ -14,6 +14,18 @@ from engine import headers
 from .models import DetectedSpan, VerificationJob
 
 
+def _unbilled_usage(job: VerificationJob) -> dict[str, Any]:
+    """The usage of a job that has no usage row yet: its detector tokens, nothing billed."""
+    return {
+        "detector_tokens": job.detector_tokens,
+        "llm_calls": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cost_usd": 0.0,
+        "own_key_cost_usd": 0.0,
+    }
+
+
 class DocumentLocationSerializer(serializers.Serializer):
     """Where retrieved evidence sits in the tenant's own document (offsets in its text)."""
 
@@ -230,14 +242,7 @@ class VerificationSerializer(serializers.ModelSerializer):
     def get_usage(self, job: VerificationJob) -> dict[str, Any]:
         usage = getattr(job, "usage", None) if job.is_final else None
         if usage is None:
-            return {
-                "detector_tokens": job.detector_tokens,
-                "llm_calls": 0,
-                "prompt_tokens": 0,
-                "completion_tokens": 0,
-                "cost_usd": 0.0,
-                "own_key_cost_usd": 0.0,
-            }
+            return _unbilled_usage(job)
         return {
             "detector_tokens": usage.detector_tokens,
             "llm_calls": usage.llm_calls,
@@ -301,14 +306,7 @@ def accepted_representation(job: VerificationJob) -> dict[str, Any]:
         "cascade": job.cascade,
         "grounding": job.grounding,
         "detector": job.detector,
-        "usage": {
-            "detector_tokens": job.detector_tokens,
-            "llm_calls": 0,
-            "prompt_tokens": 0,
-            "completion_tokens": 0,
-            "cost_usd": 0.0,
-            "own_key_cost_usd": 0.0,
-        },
+        "usage": _unbilled_usage(job),
         "latency_ms": job.latency_ms,
         "metadata": job.metadata,
         "error_code": job.error_code,

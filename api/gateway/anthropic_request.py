@@ -15,6 +15,8 @@ from rest_framework.exceptions import ValidationError
 
 from api.errors import problem_exception_handler
 
+from .errors import problem_message
+
 MAX_MESSAGES = 1000
 MAX_BLOCKS = 1000
 MAX_TOOLS = 256
@@ -194,10 +196,7 @@ def anthropic_exception_handler(exc, context):
     response = problem_exception_handler(exc, context)
     if response is not None and isinstance(response.data, dict):
         body = response.data
-        errors = body.get("errors") or []
-        message = body.get("detail", "")
-        if errors:
-            message = "; ".join(f"{e['field']}: {e['message']}".lstrip(": ") for e in errors)
+        errors, message = problem_message(body)
         response.data = anthropic_error(response.status_code, message)
         if errors:
             response.data["errors"] = errors

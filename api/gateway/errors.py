@@ -39,15 +39,22 @@ def openai_error(
     return {"message": message, "type": kind, "param": param, "code": code}
 
 
+def problem_message(body: dict) -> tuple[list, str]:
+    """A problem body's field errors, and one message for an SDK's error object: the field
+    errors joined ("messages: required"), else the problem's detail."""
+    errors = body.get("errors") or []
+    message = body.get("detail", "")
+    if errors:
+        message = "; ".join(f"{e['field']}: {e['message']}".lstrip(": ") for e in errors)
+    return errors, message
+
+
 def gateway_exception_handler(exc, context):
     """The API's problem+json handler, plus the `error` object the SDKs read."""
     response = problem_exception_handler(exc, context)
     if response is not None and isinstance(response.data, dict):
         body = response.data
-        errors = body.get("errors") or []
-        message = body.get("detail", "")
-        if errors:
-            message = "; ".join(f"{e['field']}: {e['message']}".lstrip(": ") for e in errors)
+        errors, message = problem_message(body)
         body["error"] = openai_error(
             response.status_code,
             message,
