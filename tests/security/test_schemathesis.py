@@ -40,7 +40,7 @@ def auth(tenant_a, monkeypatch) -> dict[str, str]:
     tenant.save()
     # `"wait": N` would block each example up to 30 s on a job no worker takes here;
     # waiting itself is covered by tests/workers and tests/faults.
-    monkeypatch.setattr("api.views.verifications.wait_for", lambda *args, **kwargs: False)
+    monkeypatch.setattr("verification.job_details.wait_for", lambda *args, **kwargs: False)
     return {"Authorization": f"Bearer {tenant_a.token}"}
 
 
