@@ -30,6 +30,7 @@ from .scoring.evidence_rules import (
     relevant_passages,
 )
 from .scoring.findings import Finding
+from .scoring.novel_names import NOVEL_NAME_FLOOR, novel_names, with_reasons
 from .scoring.signals import answer_signals
 from .scoring.spans import merge_spans, response_score, risk_level
 from .scoring.values_only import values_only
@@ -439,6 +440,12 @@ def _score(
         model_score = combiner.probability(signals)
     # A contradiction decides: the score never stays below the strongest one.
     model_score = max(model_score, contradiction_floor(spans))
+    if config.typed_checks and (
+        novel := novel_names(original.context, original.response, original.query, spans)
+    ):
+        # a marked name of the answer's own weighs more than a marked function word
+        spans = with_reasons(spans, novel, original.response)
+        model_score = max(model_score, NOVEL_NAME_FLOOR)
     citations = check_citations(original, config.citation_policy)
     score = model_score
     if citations.applicable and config.citation_weight > 0:

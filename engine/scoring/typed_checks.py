@@ -46,6 +46,7 @@ from .fields import field_findings
 from .findings import Finding
 from .name_swaps import name_swap_findings
 from .near_numbers import near_number_findings
+from .negated_clauses import negated_clause_findings
 from .negations import _same_polarity, class_findings, sentence_findings
 from .polarity import polarity_findings
 from .records import record_findings
@@ -214,6 +215,7 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     found += field_findings(context, answer, found)
     found += near_number_findings(context, answer, found, query)
     found += boolean_findings(context, answer, found)
+    found += negated_clause_findings(context, answer, found)
     flips = [f for f in found if f.kind in ("negation", "antonym") and f.verdict == "conflict"]
     judged = [
         (s, e) for s, e in clause_spans(answer) if any(f.start < e and s < f.end for f in flips)
