@@ -515,7 +515,16 @@ def _with_conflicts(
     a span over it is relabelled, and a conflict no span covers is added."""
     out = list(spans)
     for f in findings:
-        if f.verdict != "conflict" or f.evidence is None:
+        if f.verdict != "conflict":
+            continue
+        if f.evidence is None:
+            # a conflict inside the answer ("its own figures give 69"): its reason explains
+            # the spans over it, and there is no context sentence to point to
+            if f.reason:
+                out = [
+                    replace(s, reason=f.reason) if s.start < f.end and f.start < s.end else s
+                    for s in out
+                ]
             continue
         passage = item.context[f.evidence[0]]
         lo, hi = sentence_around(passage, f.evidence[1], f.evidence[2])

@@ -48,6 +48,7 @@ from .name_swaps import name_swap_findings
 from .near_numbers import near_number_findings
 from .negated_clauses import negated_clause_findings
 from .negations import _same_polarity, class_findings, sentence_findings
+from .own_arithmetic import arithmetic_findings
 from .polarity import polarity_findings
 from .records import record_findings
 from .roles import role_findings
@@ -216,6 +217,13 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     found += near_number_findings(context, answer, found, query)
     found += boolean_findings(context, answer, found)
     found += negated_clause_findings(context, answer, found)
+    own = arithmetic_findings(answer, [f for f in found if f.verdict != "absent"])
+    if own:  # a result the answer's own figures miss: no longer merely unconfirmed
+        found = [
+            f
+            for f in found
+            if f.verdict != "absent" or not any(o.start < f.end and f.start < o.end for o in own)
+        ] + own
     flips = [f for f in found if f.kind in ("negation", "antonym") and f.verdict == "conflict"]
     judged = [
         (s, e) for s, e in clause_spans(answer) if any(f.start < e and s < f.end for f in flips)

@@ -259,13 +259,17 @@ def test_a_value_presented_as_worked_out_that_no_derivation_reproduces_is_unsupp
     # cannot settle it, so it is reported unsupported with its reason, never contradicted
     context = "Adult tickets are $12 and child tickets are $11. Parking is $6 per car."
     found = check(
-        [context], "Two adults come to $24 and three children to $33, so the total is $59."
+        [context], "Two adults come to $24 and three children to $33, so the total is $91."
     )
     unsettled = [f for f in found if f.verdict == "absent"]
     assert [(f.start, f.end) for f in unsettled] == [(66, 69)]
     assert "not confirmed" in unsettled[0].reason
     # 2 × $12 and 3 × $11 are worked out, as settled as stated values
     assert [(f.start, f.verdict) for f in found if f.start < 66] == [(19, "match"), (45, "match")]
+    # a total just off the answer's own figures (57) is that sum gone wrong, not an
+    # unseen operand: a contradiction (`own_arithmetic`)
+    off = check([context], "Two adults come to $24 and three children to $33, so the total is $59.")
+    assert [(f.start, f.verdict) for f in off if f.start >= 66] == [(66, "conflict")]
     # the same figure stated flatly where the context states another is a contradiction
     assert conflicts(context, "Adult tickets are $13.") == ["$13"]
 
