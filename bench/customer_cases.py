@@ -31,7 +31,9 @@ written blind to the code on 2026-11-28, were measured once after the first
 change of the next session (2026-11-28, second session) and are development sets
 too; ze and zf, written blind the same way that session, were measured once at
 its end and stay out of training (`HELD_OUT` in `engine/train/customer.py`)
-until fresh held-out sets replace them.
+until fresh held-out sets replace them. zg and zh, written blind the same way at the
+start of the third session of 2026-11-28, before its detection changes, were measured
+once at its end and are held out too.
 
 Prints n, balanced accuracy of `detected` (the policy's own decision at its
 threshold), AUROC of the score, character-level span P/R/F1, the same per

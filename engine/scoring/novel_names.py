@@ -18,7 +18,8 @@ What a faithful answer adds by itself is left alone:
 * a place that qualifies one the context names ("Memphis, Tennessee", where the context
   says "Memphis, TN"), and a name beside a code the context uses ("Amsterdam (AMS)",
   "New York JFK");
-* lower-case words the tagger calls proper nouns ("skipper", "docs").
+* lower-case words the tagger calls proper nouns ("skipper", "docs"), and the header row of
+  a Markdown table the answer writes ("| Window | Length |").
 
 Only the answer is parsed (spaCy's small English pipeline, as `roles` loads it); without
 it the check does nothing. Measured on the customer-style development sets in
@@ -147,7 +148,7 @@ def novel_names(
         a, b = tok.idx, tok.idx + len(tok.text)
         if not any(s <= a < e for s, e in marked):
             continue
-        if not _candidate(tok):
+        if not _candidate(tok) or _in_table_header(answer, a):
             continue
         if tok.text.casefold() in lowered or stem(tok.text.casefold()) in words:
             continue
@@ -161,6 +162,20 @@ def novel_names(
             continue
         out.append((a, b))
     return out
+
+
+_TABLE_RULE = re.compile(r"\s*\|?\s*:?-{3,}")
+
+
+def _in_table_header(answer: str, at: int) -> bool:
+    """Whether `at` is in the header row of a Markdown table the answer writes ("| Window |
+    Length |" over "|---|---|"): column names, not claims."""
+    start = answer.rfind("\n", 0, at) + 1
+    end = answer.find("\n", at)
+    if end < 0 or "|" not in answer[start:end]:
+        return False
+    following = answer[end + 1 : answer.find("\n", end + 1) if "\n" in answer[end + 1 :] else None]
+    return _TABLE_RULE.match(following) is not None
 
 
 def _candidate(tok: Any) -> bool:

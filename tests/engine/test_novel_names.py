@@ -109,3 +109,12 @@ def test_through_the_pipeline_the_wrong_carrier_is_detected_and_explained():
         detector,
     )
     assert not any("name not in the context" in s.reason for s in off.spans)
+
+
+def test_the_header_row_of_a_table_the_answer_writes_is_no_claim():
+    context = "Maintenance runs on Thursday from 22:00 for two hours."
+    answer = "| Window | Length |\n|---|---|\n| Thursday 22:00 | two hours |"
+    assert _names(context, answer) == []
+    # a name in a row of the table is still read
+    wrong = "| Window | Length |\n|---|---|\n| Thursday 22:00 in Leipzig | two hours |"
+    assert _names(context, wrong) == ["Leipzig"]
