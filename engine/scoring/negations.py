@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ..text.sentences import clause_spans, states_something
 from ..text.words import content_keys, stem
 from .alignment import LONG_SENTENCE_OVERLAP, SENTENCE_OVERLAP, is_long, sentence_around
+from .antonyms import about_the_same, opposite_in
 from .findings import Finding
 from .word_classes import is_loose, members, word_class
 
@@ -79,22 +80,10 @@ _AUX = re.compile(
     r"\b(?:is|are|was|were|can|could|will|would|has|have|had|does|do|did|should|must|may)\b",
     re.IGNORECASE,
 )
-ANTONYMS = [
-    ("increase", "decrease"), ("increased", "decreased"), ("rise", "fall"), ("rose", "fell"),
-    ("before", "after"), ("largest", "smallest"), ("highest", "lowest"), ("higher", "lower"),
-    ("more", "less"), ("north", "south"), ("east", "west"), ("won", "lost"), ("win", "lose"),
-    ("open", "closed"), ("opened", "closed"), ("allowed", "prohibited"), ("allowed", "forbidden"),
-    ("permitted", "prohibited"), ("accepted", "rejected"), ("approved", "rejected"),
-    ("included", "excluded"), ("minimum", "maximum"), ("first", "last"), ("early", "late"),
-    ("earliest", "latest"), ("above", "below"), ("gain", "loss"), ("profit", "loss"),
-    ("available", "unavailable"), ("mandatory", "optional"), ("required", "optional"),
-    ("public", "private"), ("cheaper", "more expensive"), ("older", "younger"),
-]  # fmt: skip
 #: A clause that opens with a condition or a reason states the user's case ("Because
 #: you aren't a Plus member, ..."), not a claim about the context.
 _CONDITION = re.compile(r"\s*(?:because|since|as|if|unless|when|whenever)\b", re.IGNORECASE)
 _PARTICLE = re.compile(r"\s*(?:no|yes)\b\s*[,.!:;\-–—]", re.IGNORECASE)
-_OPPOSITE = {a: b for a, b in ANTONYMS} | {b: a for a, b in ANTONYMS}
 
 
 def _clause_keys(context: Sequence[str]) -> list[tuple[int, int, int, set[str]]]:
@@ -156,11 +145,12 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
         their_lower = {w.lower() for w in re.findall(r"[A-Za-z]+", evidence)}
         for m in re.finditer(r"[A-Za-z]+", sentence):
             word = m.group().lower()
-            opposite = _OPPOSITE.get(word)
-            if opposite and stem(opposite) in their_words and stem(word) not in their_words:
-                reason = (
-                    f"antonym: the answer says '{m.group()}' where the context says '{opposite}'"
-                )
+            opposite = opposite_in(word, their_words)
+            if opposite is not None and about_the_same(
+                sentence, m.start(), m.end(), evidence, opposite
+            ):
+                said = next((w for w in their_lower if stem(w) == opposite), opposite)
+                reason = f"antonym: the answer says '{m.group()}' where the context says '{said}'"
                 out.append(
                     Finding(s + m.start(), s + m.end(), "antonym", "conflict", (i, cs, ce), reason)
                 )

@@ -42,8 +42,10 @@ from ..text.words import content_keys
 from ..types import TokenProb
 from .alignment import LONG_SLOT_WORDS, is_long
 from .booleans import boolean_findings
+from .directions import direction_findings
 from .fields import field_findings
 from .findings import Finding
+from .name_neighbours import name_neighbour_findings
 from .name_swaps import name_swap_findings
 from .near_numbers import near_number_findings
 from .negated_clauses import negated_clause_findings
@@ -213,10 +215,12 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
     found += class_findings(context, answer, found)
     found += role_findings(context, answer)
     found += name_swap_findings(context, answer, found)
+    found += name_neighbour_findings(context, answer, found, query)
     found += field_findings(context, answer, found)
     found += near_number_findings(context, answer, found, query)
     found += boolean_findings(context, answer, found)
     found += negated_clause_findings(context, answer, found)
+    found += direction_findings(context, answer)
     own = arithmetic_findings(answer, [f for f in found if f.verdict != "absent"])
     if own:  # a result the answer's own figures miss: no longer merely unconfirmed
         found = [
