@@ -209,10 +209,10 @@ def _structured(passage: str) -> bool:
 
 
 def _same_polarity(sentence: str, evidence: str) -> bool:
-    """Whether a clause pair that differs in negation words still says the same:
-    one side negates with a word ("excluded"), or a negated excess meets an upper
-    bound ("not more than 10 days" / "up to ten days"), or a negated shortfall a lower
-    bound ("no component below 6.0" / "each at least 6.0")."""
+    """Whether a clause pair that differs in negation words still says the same, or
+    nothing comparable: one side negates with a word ("excluded", "debt-free"), one
+    side is a bound (a negated excess, "not more than 10 days", or a negated
+    shortfall, "no component below 6.0")."""
     if NEGATIVE_WORDS.search(sentence) or NEGATIVE_WORDS.search(evidence):
         return True
     if _CHECK_THAT.search(sentence) or _CHECK_THAT.search(evidence):
@@ -222,7 +222,26 @@ def _same_polarity(sentence: str, evidence: str) -> bool:
             negated.search(sentence) and bound.search(evidence)
         ):
             return True
-    return False
+    # "Do not give more than 4 tablets in 24 hours" sets a limit; whether an answer
+    # keeps to it is for the value checks, not a flip of what it says.
+    # An answer that says the excess itself ("give more than 4") still flips it.
+    for one, other in ((evidence, sentence), (sentence, evidence)):
+        if _LIMIT.search(one) and not _EXCESS.search(other):
+            return True
+    # "debt-free" says "no debt".
+    return any(
+        re.search(rf"\b(?:no|without)\s+{re.escape(m.group(1))}", other, re.IGNORECASE)
+        for one, other in ((sentence, evidence), (evidence, sentence))
+        for m in _FREE.finditer(one)
+    )
+
+
+_LIMIT = _negated(
+    r"(?:more|less|fewer|longer|shorter)\s+than\s+(?:\d|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|twelve)|exceed\w*\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten)"
+)
+_EXCESS = re.compile(r"\b(?:(?:more|less|fewer|longer|shorter)\s+than|exceed\w*)", re.IGNORECASE)
+_FREE = re.compile(r"\b([a-z]+)-free\b", re.IGNORECASE)
 
 
 #: An instruction to check something states no fact either way: "check that the hose

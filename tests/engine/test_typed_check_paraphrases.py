@@ -286,3 +286,22 @@ def test_a_calculation_word_after_the_value_marks_it_worked_out_too():
     assert "not confirmed" in at[0].reason
     # without the cue, the same wrong figure is still a contradiction
     assert conflicts(context, "At the airport a bag costs £45.") == ["£45"]
+
+
+def test_a_limit_restated_without_its_negation_and_a_free_of_word_are_no_flips():
+    dose = "Do not give more than 4 tablets in 24 hours."
+    assert conflicts(dose, "Give at most 4 tablets in any 24 hours.") == []
+    assert conflicts(dose, "Give 4 tablets in 24 hours, one at a time.") == []
+    assert conflicts(dose, "Give more than 4 tablets in 24 hours if needed.") != []
+    cash = "We ended the quarter with $310 million in cash and no debt."
+    assert (
+        conflicts(cash, "The company ended the quarter debt-free with $310 million in cash.") == []
+    )
+    assert (
+        conflicts(cash, "The company ended the quarter with debt and $310 million in cash.") != []
+    )
+    # "step-free" negates nothing the context says "no" to: the flip is still one.
+    plans = "The plans include a new children's wing and step-free access throughout."
+    assert (
+        conflicts(plans, "The plans include a new children's wing but not step-free access.") != []
+    )
