@@ -224,18 +224,19 @@ CHANGE = re.compile(
     r"proportion|fraction|of\s+(?:the|all|its|their|your)\s+\w+|change\w*|gain\w*|loss\w*)\b",
     re.IGNORECASE,
 )
-#: A rate per day, week or month stated per week, month or year: "£1,200 a month" is
-#: £14,400 a year, "2 doses a day" is 14 a week.
+#: A rate per minute, day, week or month stated per hour, week, month or year: "£1,200 a
+#: month" is £14,400 a year, "2 doses a day" is 14 a week, "45 L/min" is 2,700 litres an hour.
 #: A payment made each quarter (not "third-quarter revenue").
 _QUARTERLY = re.compile(r"\bquarterly\b|\b(?:per|a|each|every)\s+quarter\b", re.IGNORECASE)
-_CALENDAR_FACTORS = (7.0, 12.0, 24.0, 52.0, 365.0)
+_CALENDAR_FACTORS = (7.0, 12.0, 24.0, 52.0, 60.0, 365.0)
 #: Units that are amounts, not counts of things.
 _NOT_COUNTS = frozenset({*MONEY, "%"})
 #: A rate stated per period: "£1,200 a month", "$12 per day", "daily limit of 2 g".
 _PERIOD_AFTER = re.compile(
-    r"^(?:\s+[\w-]+){0,4}?\s*(?:a|an|per|each|every|/)\s*(?:hour|day|night|week|month|year|annum)\b"
+    r"^(?:\s+[\w-]+){0,4}?\s*(?:a|an|per|each|every|/)\s*"
+    r"(?:minute|min|hour|day|night|week|month|year|annum)\b"
     r"|^\s*(?:hourly|daily|nightly|weekly|monthly|yearly|annually|p\.?a\.?)\b"
-    r"|^\s*(?:per_|/)?(?:hour|day|night|week|month|year)",
+    r"|^\s*(?:per_|/)?(?:min|hour|day|night|week|month|year)",
     re.IGNORECASE,
 )
 _PERIOD_BEFORE = re.compile(

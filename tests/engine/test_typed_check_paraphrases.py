@@ -305,3 +305,11 @@ def test_a_limit_restated_without_its_negation_and_a_free_of_word_are_no_flips()
     assert (
         conflicts(plans, "The plans include a new children's wing but not step-free access.") != []
     )
+
+
+def test_a_rate_per_minute_is_worked_out_per_hour():
+    pump = "Model: AX-170 Centrifugal Pump. Flow rate: 45 L/min. Max head: 32 m."
+    assert conflicts(pump, "The pump moves 45 litres per minute, or 2,700 litres an hour.") == []
+    assert conflicts(pump, "The pump moves 45 litres per minute, or 2,900 litres an hour.") == [
+        "2,900 litres"
+    ]
