@@ -67,14 +67,14 @@ _SIGN = {"€": "€", "£": "£", "euro": "€", "euros": "€", "eur": "€", 
          "pfund": "£", "sterline": "£"}  # fmt: skip
 #: Units of time and distance after a number.
 _UNITS = {
-    "days": "días dias giorni tage tagen jours dagen",
+    "days": "días dias giorni tage tagen jours dagen día dia giorno tag jour dag",
     "working days": "werktage werktagen werktagen",
-    "weeks": "semanas settimane wochen semaines weken",
-    "months": "meses mesi monate monaten mois maanden",
-    "years": "años anos anni jahre jahren ans jaar",
-    "hours": "horas ore stunden heures uur",
-    "minutes": "minutos minuti minuten",
-    "nights": "noches noites notti nächte nächten nuits nachten",
+    "weeks": "semanas settimane wochen semaines weken semana settimana woche semaine",
+    "months": "meses mesi monate monaten mois maanden mese monat maand",
+    "years": "años anos anni jahre jahren ans jaar año anno jahr",
+    "hours": "horas ore stunden heures uur hora heure ora stunde",
+    "minutes": "minutos minuti minuten minuto minute minuut",
+    "nights": "noches noites notti nächte nächten nuits nachten noche noite notte nacht nuit",
     "km": "kilómetros quilômetros quilómetros chilometri kilometer kilomètres kilometros",
 }
 _UNIT_OF = {name: en for en, names in _UNITS.items() for name in names.split()}

@@ -361,6 +361,9 @@ def test_a_frequency_named_from_the_contexts_noun_is_no_rival_and_decimals_keep_
             (295.0,),
         ),
         ("Il rinnovo richiede 5 settimane.", "it", "5 settimane", "quantity", (5.0,)),
+        # singular units: one hour, one week
+        ("Ensoleillement : 1 heure 12 minutes.", "fr", "1 heure 12 minutes", "quantity", (72.0,)),
+        ("La visita dura 1 hora y 30 minutos.", "es", "1 hora y 30 minutos", "quantity", (90.0,)),
     ],
 )
 def test_dates_money_and_units_of_other_languages_are_values_at_their_own_offsets(
