@@ -35,7 +35,10 @@ until fresh held-out sets replace them. zg and zh, written blind the same way at
 start of the third session of 2026-11-28, before its detection changes, were measured
 once at its end. zi and zj, written blind the same way at the start of the fourth
 session (2026-11-28), before its detection changes, replace them as the held-out sets
-(`HELD_OUT`); ze, zf, zg and zh are development sets from then on.
+(`HELD_OUT`); ze, zf, zg and zh are development sets from then on. zk and zl, written
+blind the same way at the start of the fifth session (2026-11-28), before its detection
+changes, replace zi and zj as the held-out sets; zi and zj, measured once at the end of the
+fourth, are development sets from then on.
 
 Prints n, balanced accuracy of `detected` (the policy's own decision at its
 threshold), AUROC of the score, character-level span P/R/F1, the same per
