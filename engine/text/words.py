@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 WordKind = Literal["word", "number", "cjk", "symbol"]
@@ -39,14 +40,34 @@ class Word:
         return normalize(self.surface, self.kind)
 
 
+#: Texts up to this many characters have their tokens and content keys memoised (the
+#: same sentences and passages are tokenised by many checks of one verification, and
+#: contexts repeat across jobs); longer ones are worked out afresh, so that an entry stays
+#: small. Entries per cache: `TEXT_CACHE_SIZE`; words: `WORD_CACHE_SIZE`.
+CACHE_MAX_CHARS = 2_000
+TEXT_CACHE_SIZE = 4_096
+WORD_CACHE_SIZE = 65_536
+
+
 def tokenize(text: str) -> list[Word]:
     """All tokens of `text` in order, with exact character offsets (no gaps in visible text)."""
+    if len(text) > CACHE_MAX_CHARS:
+        return list(_tokens(text))
+    return list(_cached_tokens(text))  # a new list: callers may change theirs
+
+
+def _tokens(text: str) -> tuple[Word, ...]:
     out: list[Word] = []
     for m in _TOKEN_RE.finditer(text):
         kind = m.lastgroup
         assert kind is not None
         out.append(Word(m.start(), m.end(), m.group(), kind))  # type: ignore[arg-type]
-    return out
+    return tuple(out)
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _cached_tokens(text: str) -> tuple[Word, ...]:
+    return _tokens(text)  # Word is frozen: sharing the tuple's words is safe
 
 
 def _strip_accents(s: str) -> str:
@@ -88,6 +109,7 @@ def normalize_number(surface: str) -> str:
     return s
 
 
+@lru_cache(maxsize=WORD_CACHE_SIZE)
 def stem(word: str) -> str:
     """A deliberately light English suffix stripper (plural, past, gerund, adverb).
 
@@ -116,6 +138,7 @@ def stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=WORD_CACHE_SIZE)
 def normalize(surface: str, kind: WordKind = "word") -> str:
     """The comparison key of a token: casefolded, accent-free, number-canonical, stemmed."""
     if kind == "number":
@@ -134,7 +157,16 @@ def normalize(surface: str, kind: WordKind = "word") -> str:
 
 def content_keys(text: str) -> set[str]:
     """Normalised keys of the content tokens (no stopwords, no symbols) of `text`."""
-    return {w.norm for w in tokenize(text) if is_content(w)}
+    if len(text) > CACHE_MAX_CHARS:
+        return {w.norm for w in tokenize(text) if is_content(w)}
+    # A new set (callers may change theirs), built from the keys in token order, as the
+    # comprehension above builds it: the same set, iterated in the same order.
+    return {k for k in _cached_content_norms(text)}  # noqa: C416
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _cached_content_norms(text: str) -> tuple[str, ...]:
+    return tuple(w.norm for w in tokenize(text) if is_content(w))
 
 
 def is_content(w: Word) -> bool:
