@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from .memo import memoise_text
+
 WordKind = Literal["word", "number", "cjk", "symbol"]
 
 # Order matters: numbers first (so "3.5" and "1,000" stay whole), then
@@ -49,25 +51,15 @@ TEXT_CACHE_SIZE = 4_096
 WORD_CACHE_SIZE = 65_536
 
 
+@memoise_text(max_chars=CACHE_MAX_CHARS, size=TEXT_CACHE_SIZE)  # Word is frozen: shared
 def tokenize(text: str) -> list[Word]:
     """All tokens of `text` in order, with exact character offsets (no gaps in visible text)."""
-    if len(text) > CACHE_MAX_CHARS:
-        return list(_tokens(text))
-    return list(_cached_tokens(text))  # a new list: callers may change theirs
-
-
-def _tokens(text: str) -> tuple[Word, ...]:
     out: list[Word] = []
     for m in _TOKEN_RE.finditer(text):
         kind = m.lastgroup
         assert kind is not None
         out.append(Word(m.start(), m.end(), m.group(), kind))  # type: ignore[arg-type]
-    return tuple(out)
-
-
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _cached_tokens(text: str) -> tuple[Word, ...]:
-    return _tokens(text)  # Word is frozen: sharing the tuple's words is safe
+    return out
 
 
 def _strip_accents(s: str) -> str:
