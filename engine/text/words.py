@@ -44,14 +44,20 @@ class Word:
 
 #: Texts up to this many characters have their tokens and content keys memoised (the
 #: same sentences and passages are tokenised by many checks of one verification, and
-#: contexts repeat across jobs); longer ones are worked out afresh, so that an entry stays
-#: small. Entries per cache: `TEXT_CACHE_SIZE`; words: `WORD_CACHE_SIZE`.
+#: contexts repeat across jobs): `TEXT_CACHE_SIZE` of them; longer ones, up to
+#: `LONG_TEXT_CHARS` (a micro-batch's passages), in a smaller cache of `LONG_TEXT_CACHE_SIZE`;
+#: longer still, worked out afresh, so that the memory held stays bounded. Words:
+#: `WORD_CACHE_SIZE`.
 CACHE_MAX_CHARS = 2_000
 TEXT_CACHE_SIZE = 4_096
+LONG_TEXT_CHARS = 20_000
+LONG_TEXT_CACHE_SIZE = 64
 WORD_CACHE_SIZE = 65_536
 
 
-@memoise_text(max_chars=CACHE_MAX_CHARS, size=TEXT_CACHE_SIZE)  # Word is frozen: shared
+@memoise_text(  # Word is frozen: the cached words are shared
+    CACHE_MAX_CHARS, TEXT_CACHE_SIZE, long_chars=LONG_TEXT_CHARS, long_size=LONG_TEXT_CACHE_SIZE
+)
 def tokenize(text: str) -> list[Word]:
     """All tokens of `text` in order, with exact character offsets (no gaps in visible text)."""
     out: list[Word] = []
@@ -149,16 +155,16 @@ def normalize(surface: str, kind: WordKind = "word") -> str:
 
 def content_keys(text: str) -> set[str]:
     """Normalised keys of the content tokens (no stopwords, no symbols) of `text`."""
-    if len(text) > CACHE_MAX_CHARS:
-        return {w.norm for w in tokenize(text) if is_content(w)}
-    # A new set (callers may change theirs), built from the keys in token order, as the
-    # comprehension above builds it: the same set, iterated in the same order.
-    return {k for k in _cached_content_norms(text)}  # noqa: C416
+    # A new set (callers may change theirs), built from the keys in token order as
+    # `{w.norm for w in tokenize(text) if is_content(w)}` builds it: the same set.
+    return {k for k in _content_norms(text)}  # noqa: C416
 
 
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _cached_content_norms(text: str) -> tuple[str, ...]:
-    return tuple(w.norm for w in tokenize(text) if is_content(w))
+@memoise_text(
+    CACHE_MAX_CHARS, TEXT_CACHE_SIZE, long_chars=LONG_TEXT_CHARS, long_size=LONG_TEXT_CACHE_SIZE
+)
+def _content_norms(text: str) -> list[str]:
+    return [w.norm for w in tokenize(text) if is_content(w)]
 
 
 def is_content(w: Word) -> bool:
