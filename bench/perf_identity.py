@@ -45,11 +45,12 @@ def inputs() -> list[Any]:
 
 
 def run(items: list[Any]) -> dict[str, list[dict[str, Any]]]:
+    from dataclasses import asdict
+
     import torch
 
     from bench.worker_profile import variant_config
     from engine import load_detector, verify_groups
-    from dataclasses import asdict
 
     torch.set_num_threads(1)
     out = {}

@@ -65,7 +65,7 @@ def group(stats: pstats.Stats, jobs: int, top: int) -> None:
     by_stage: dict[str, float] = {}
     for label, (frag, name) in STAGES.items():
         cum = 0.0
-        for (path, _line, func), (_cc, _nc, _tt, ct, callers) in raw.items():
+        for (path, _line, func), (_cc, _nc, _tt, _ct, callers) in raw.items():
             if func == name and frag.split("/")[-1] in path and frag.split("/")[0] in path:
                 # only calls from outside the function itself (no recursion double count)
                 cum += sum(
@@ -86,7 +86,9 @@ def group(stats: pstats.Stats, jobs: int, top: int) -> None:
                 key = path.split(marker, 1)[1]
                 break
         parts = key.split("/")
-        key = "/".join(parts[:2]) if parts[0] in ("torch", "spacy", "transformers", "thinc") else key
+        key = (
+            "/".join(parts[:2]) if parts[0] in ("torch", "spacy", "transformers", "thinc") else key
+        )
         modules[key] += tt
     print("  own time by module (ms/job):")
     for key, tt in sorted(modules.items(), key=lambda kv: -kv[1])[:top]:
@@ -195,7 +197,9 @@ def profile_task(args: argparse.Namespace, items: list[Any]) -> None:
     drain(ids)
     profiler.disable()
     cpu = time.process_time() - cpu0
-    print(f"\n== task stage without the engine, {len(ids)} jobs: {cpu * 1000 / len(ids):.1f} CPU ms/job")
+    print(
+        f"\n== task stage without the engine, {len(ids)} jobs: {cpu * 1000 / len(ids):.1f} CPU ms/job"
+    )
     group(pstats.Stats(profiler), len(ids), args.top)
 
 

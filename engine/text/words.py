@@ -157,7 +157,7 @@ def content_keys(text: str) -> set[str]:
     """Normalised keys of the content tokens (no stopwords, no symbols) of `text`."""
     # A new set (callers may change theirs), built from the keys in token order as
     # `{w.norm for w in tokenize(text) if is_content(w)}` builds it: the same set.
-    return {k for k in _content_norms(text)}  # noqa: C416
+    return {k for k in _content_norms(text)}
 
 
 @memoise_text(
