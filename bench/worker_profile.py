@@ -13,6 +13,8 @@ thread (as each of the saturation bench's two workers runs). Prints ms per job b
 and the top functions by own time. The profiler's clock is the wall clock (its overhead
 is lowest), so load from other processes inflates the stage figures, not the CPU ms/job
 of the header; `--cpu-timer` profiles CPU time instead (more overhead per call).
+cProfile's cost per call inflates code of many small calls; `--plain` times the same
+run without the profiler (CPU ms/job only).
 
 With `--task N`, also profiles the non-engine part of N jobs through the Celery task's
 stage (`verification.stages.detect.process_jobs` with the engine call stubbed): planning,
@@ -135,7 +137,8 @@ def profile_engine(args: argparse.Namespace, items: list[Any]) -> None:
         verify_groups([(warm, config)], detector)  # warm-up on other jobs: loads, first calls
         profiler = new_profiler(args)
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        profiler.enable()
+        if not args.plain:
+            profiler.enable()
         for batch in batches:
             verify_groups([(batch, config)], detector)
         profiler.disable()
@@ -145,7 +148,8 @@ def profile_engine(args: argparse.Namespace, items: list[Any]) -> None:
             f"{cpu * 1000 / len(jobs):.0f} CPU ms/job, {wall * 1000 / len(jobs):.0f} wall "
             f"ms/job (under the profiler)"
         )
-        group(pstats.Stats(profiler), len(jobs), args.top)
+        if not args.plain:
+            group(pstats.Stats(profiler), len(jobs), args.top)
 
 
 def profile_task(args: argparse.Namespace, items: list[Any]) -> None:
@@ -210,6 +214,7 @@ def main() -> int:
     parser.add_argument("--variants", default="default,selected:int8")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--plain", action="store_true", help="CPU ms/job, no profiler")
     parser.add_argument("--cpu-timer", action="store_true", help="profile CPU, not wall time")
     parser.add_argument("--task", type=int, default=0, help="also profile the task stage")
     parser.add_argument("--context-tokens", type=int, default=1024)
