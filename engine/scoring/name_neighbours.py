@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 
 from ..text.sentences import split_sentences
 from ..text.words import STOPWORDS, stem
@@ -116,6 +117,7 @@ def name_neighbour_findings(
     answer_pieces = _pieces(answer)
     passages = [(passage, _pieces(passage)) for passage in context]
     candidates = {r for passage in context for r in _RIVAL.findall(passage)}
+    spots = cache(_spots)  # each rival's mentions, found once for all the names
     out: list[Finding] = []
     for written, a, b in names:
         if any(f.start < b and a < f.end for f in found) or (query and written in query):
@@ -135,7 +137,7 @@ def name_neighbour_findings(
             if rival == written or rival_words & own_words or _mentions(rival, answer):
                 continue
             for i, (passage, pieces) in enumerate(passages):
-                for x, y in _spots(rival, passage):
+                for x, y in spots(rival, passage):
                     if _together(passage, pieces, (x, y), own_spots, i):
                         continue  # "Riverside goalkeeper Ali Demir": one says the other
                     shared = len(

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..text.memo import memoise_text
 from ..text.words import MONTHS as WORD_MONTHS
 from ..text.words import NUMBER_WORDS as WORD_NUMBERS
 
@@ -263,6 +264,7 @@ def _key_unit(text: str, start: int) -> str | None:
     return None
 
 
+@memoise_text(max_chars=10_000, size=2_048)  # the same passages, checked many times
 def values(text: str) -> list[Value]:
     """Every typed value in `text`, left to right, none overlapping another."""
     out: list[Value] = []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .memo import memoise_text
+
 # A sentence ends at . ! ? (plus closing quotes/brackets/citation markers)
 # followed by whitespace, at a CJK full stop, or at a line break.
 _BOUNDARY_RE = re.compile(
@@ -63,6 +65,9 @@ class Sentence:
     text: str
 
 
+#: One verification splits the same passages and answer in many checks: texts up to
+#: 10,000 characters keep their sentences (2,048 texts, `memo.py`).
+@memoise_text(max_chars=10_000, size=2_048)
 def split_sentences(text: str) -> list[Sentence]:
     """Non-empty sentences of `text` in order, with offsets into `text`.
 

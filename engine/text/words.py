@@ -9,7 +9,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
+
+from .memo import memoise_text
 
 WordKind = Literal["word", "number", "cjk", "symbol"]
 
@@ -39,6 +42,22 @@ class Word:
         return normalize(self.surface, self.kind)
 
 
+#: Texts up to this many characters have their tokens and content keys memoised (the
+#: same sentences and passages are tokenised by many checks of one verification, and
+#: contexts repeat across jobs): `TEXT_CACHE_SIZE` of them; longer ones, up to
+#: `LONG_TEXT_CHARS` (a micro-batch's passages), in a smaller cache of `LONG_TEXT_CACHE_SIZE`;
+#: longer still, worked out afresh, so that the memory held stays bounded. Words:
+#: `WORD_CACHE_SIZE`.
+CACHE_MAX_CHARS = 2_000
+TEXT_CACHE_SIZE = 4_096
+LONG_TEXT_CHARS = 20_000
+LONG_TEXT_CACHE_SIZE = 64
+WORD_CACHE_SIZE = 65_536
+
+
+@memoise_text(  # Word is frozen: the cached words are shared
+    CACHE_MAX_CHARS, TEXT_CACHE_SIZE, long_chars=LONG_TEXT_CHARS, long_size=LONG_TEXT_CACHE_SIZE
+)
 def tokenize(text: str) -> list[Word]:
     """All tokens of `text` in order, with exact character offsets (no gaps in visible text)."""
     out: list[Word] = []
@@ -88,6 +107,7 @@ def normalize_number(surface: str) -> str:
     return s
 
 
+@lru_cache(maxsize=WORD_CACHE_SIZE)
 def stem(word: str) -> str:
     """A deliberately light English suffix stripper (plural, past, gerund, adverb).
 
@@ -116,6 +136,7 @@ def stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=WORD_CACHE_SIZE)
 def normalize(surface: str, kind: WordKind = "word") -> str:
     """The comparison key of a token: casefolded, accent-free, number-canonical, stemmed."""
     if kind == "number":
@@ -134,7 +155,16 @@ def normalize(surface: str, kind: WordKind = "word") -> str:
 
 def content_keys(text: str) -> set[str]:
     """Normalised keys of the content tokens (no stopwords, no symbols) of `text`."""
-    return {w.norm for w in tokenize(text) if is_content(w)}
+    # A new set (callers may change theirs), built from the keys in token order as
+    # `{w.norm for w in tokenize(text) if is_content(w)}` builds it: the same set.
+    return {k for k in _content_norms(text)}
+
+
+@memoise_text(
+    CACHE_MAX_CHARS, TEXT_CACHE_SIZE, long_chars=LONG_TEXT_CHARS, long_size=LONG_TEXT_CACHE_SIZE
+)
+def _content_norms(text: str) -> list[str]:
+    return [w.norm for w in tokenize(text) if is_content(w)]
 
 
 def is_content(w: Word) -> bool:
