@@ -55,8 +55,7 @@ STAGES: dict[str, tuple[str, str]] = {
 
 
 def variant_config(evidence: str) -> Any:
-    from engine.job_plan import detection_config
-    from engine.policy import PolicyDocument
+    from engine import PolicyDocument, detection_config
 
     policy = PolicyDocument() if evidence == "default" else PolicyDocument(evidence=evidence)
     return detection_config(policy, policy.threshold)
@@ -110,15 +109,9 @@ def new_profiler(args: argparse.Namespace) -> cProfile.Profile:
 
 def clear_caches() -> None:
     """Empty the process-wide memo caches (texts, words, spaCy parses)."""
-    from engine.scoring import roles, typed_values
-    from engine.text import sentences, words
+    from engine import clear_caches as clear
 
-    for module, name in ((words, "tokenize"), (words, "_content_norms"), (words, "normalize"),
-                         (words, "stem"), (sentences, "split_sentences"),
-                         (typed_values, "values"), (roles, "_parse_cached")):  # fmt: skip
-        clear = getattr(getattr(module, name, None), "cache_clear", None)
-        if clear is not None:  # (older trees memoise less)
-            clear()
+    clear()
 
 
 def profile_engine(args: argparse.Namespace, items: list[Any]) -> None:

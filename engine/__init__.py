@@ -283,7 +283,28 @@ __all__ = [
     "verify_batch",
     "verify_groups",
     "warning_text",
+    "clear_caches",
 ]
+
+
+def clear_caches() -> None:
+    """Empty the process-wide memo caches (tokens, sentences, typed values, word keys,
+    spaCy parses): for benches that time cold work, and for tests."""
+    from .scoring import roles, typed_values
+    from .text import sentences, words
+
+    for fn in (
+        words.tokenize,
+        words._content_norms,
+        words.normalize,
+        words.stem,
+        sentences.split_sentences,
+        typed_values.values,
+        getattr(roles, "_parse_cached", None),
+    ):
+        clear = getattr(fn, "cache_clear", None)
+        if clear is not None:
+            clear()
 
 
 def __getattr__(name: str) -> Any:

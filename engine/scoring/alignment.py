@@ -15,6 +15,11 @@ SENTENCE_OVERLAP = 0.6
 LONG_CONTEXT_CHARS = 1000
 LONG_SLOT_WORDS = 2
 LONG_SENTENCE_OVERLAP = 0.8
+#: In any context, an amount is contradicted only by a context amount whose surroundings
+#: (60 characters each side) share at least `SLOT_WORDS` content words with the answer
+#: amount's: "£480 in hotel costs across both trips" and "£120 per night" are two
+#: different quantities of one passage, not one quantity stated twice.
+SLOT_WORDS = 3
 
 
 def is_long(context: Sequence[str]) -> bool:

@@ -35,12 +35,13 @@ them, so the answer's score moves with them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..text.sentences import clause_spans
 from ..text.words import content_keys
 from ..types import TokenProb
-from .alignment import LONG_SLOT_WORDS, is_long
+from .alignment import LONG_SLOT_WORDS, SLOT_WORDS, is_long, sentence_around
 from .booleans import boolean_findings
 from .directions import direction_findings
 from .fields import field_findings
@@ -52,6 +53,7 @@ from .negated_clauses import negated_clause_findings
 from .negations import _same_polarity, class_findings, sentence_findings
 from .own_arithmetic import arithmetic_findings
 from .polarity import polarity_findings
+from .rates import counts_of, missed_product, per_unit, products
 from .records import record_findings
 from .roles import role_findings
 from .typed_values import (
@@ -108,9 +110,56 @@ def _closest(
     )
 
 
-def value_findings(context: Sequence[str], answer: str, query: str | None = None) -> list[Finding]:
+_DIGIT = re.compile(r"\d")
+#: A passage this short states one thing: its only amount of a kind is the answer's.
+SHORT_PASSAGE = 160
+#: The field a JSON value is the value of: `"warranty_years": ` before the number.
+_FIELD_KEY = re.compile(r"[\"']([A-Za-z][\w ]{1,40})[\"']\s*:\s*[\"']?$")
+
+
+def _restates(answer: str, value: Value, passage: str, v: Value) -> bool:
+    """Whether every content word around the answer amount is around `v` too: a short
+    answer sentence restating the context's ("Adult tickets are $13." for "Adult tickets
+    are $12 and child tickets are $11.")."""
+    mine = {k for k in _window_keys(answer, value.start, value.end) if not _DIGIT.search(k)}
+    return bool(mine) and mine <= _window_keys(passage, v.start, v.end)
+
+
+def _aligned(answer: str, value: Value, passage: str, v: Value, alone: bool) -> bool:
+    """Whether the context amount `v` is about what the answer amount is about: their
+    surroundings share `SLOT_WORDS` content words (one, where `v` is the `alone` amount
+    of its kind the context states; none in a passage of one short statement), its JSON
+    field names a word of the answer's, or the answer's sentence restates another value
+    of `v`'s sentence (the other end of a range, a row's other figures)."""
+    mine = _window_keys(answer, value.start, value.end)
+    shared = len(mine & _window_keys(passage, v.start, v.end))
+    if shared >= SLOT_WORDS or _restates(answer, value, passage, v):
+        return True
+    if alone and (shared or len(passage) <= SHORT_PASSAGE):
+        return True
+    key = _FIELD_KEY.search(passage[max(0, v.start - 60) : v.start])
+    if key and mine & content_keys(key.group(1).replace("_", " ")):
+        return True  # `"warranty_years": 2` names what the 2 is
+    lo, hi = sentence_around(answer, value.start, value.end)
+    clo, chi = sentence_around(passage, v.start, v.end)
+    theirs = [
+        w for w in values(passage[clo:chi]) if (w.start + clo, w.end + clo) != (v.start, v.end)
+    ]
+    return any(
+        a.same(b)
+        for a in values(answer[lo:hi])
+        if (a.start + lo, a.end + lo) != (value.start, value.end)
+        for b in theirs
+    )
+
+
+def value_findings(
+    context: Sequence[str], answer: str, query: str | None = None, align: bool = True
+) -> list[Finding]:
     """Typed values of the answer against the context. A value the user's own question
-    states ("I have a 15 kg dog") is the user's premise: restating it is no claim."""
+    states ("I have a 15 kg dog") is the user's premise: restating it is no claim.
+    `align=False` (an answer in another language than its context, whose words cannot
+    be compared) contradicts an amount with the nearest comparable one, rate or not."""
     stated = [(i, p, v) for i, p in enumerate(context) for v in with_years(values(p))]
     asked = values(query) if query else []
     long_context = is_long(context)
@@ -120,7 +169,7 @@ def value_findings(context: Sequence[str], answer: str, query: str | None = None
     confirmed: list[tuple[int, str, Value]] = []
     for value in values(answer):
         found = len(out)
-        _judge_value(value, answer, query, stated, asked, confirmed, long_context, out)
+        _judge_value(value, answer, query, stated, asked, confirmed, long_context, out, align)
         if value.kind == "quantity" and (len(out) == found or out[-1].verdict == "match"):
             confirmed.append((-2, answer, value))
     return out
@@ -135,6 +184,7 @@ def _judge_value(
     confirmed: list[tuple[int, str, Value]],
     long_context: bool,
     out: list[Finding],
+    align: bool = True,
 ) -> None:
     """Append the finding for one answer value to `out` (none when it is worked out)."""
     same = [c for c in stated if c[2].same(value)]
@@ -156,6 +206,17 @@ def _judge_value(
         and same_dimension(c[2].unit, value.unit)
     ]  # fmt: skip
     pool = renamed or rivals
+    per: list[tuple[int, str, Value]] = []
+    if value.kind == "quantity" and align:  # a rate against a rate, a total against a total
+        rate = per_unit(answer, value.start, value.end)
+        pool = [
+            c
+            for c in pool
+            if per_unit(c[1], c[2].start, c[2].end) == rate
+            or _restates(answer, value, c[1], c[2])  # "a bag costs £45" for "£55 each"
+        ]
+        # totals the answer may have worked out from a stated rate
+        per = [c for c in rivals if not rate and per_unit(c[1], c[2].start, c[2].end)]
     if pool and long_context:
         mine = _window_keys(answer, value.start, value.end)
         pool = [
@@ -179,6 +240,21 @@ def _judge_value(
         # settled as a value the context states (the detector's own doubt is capped)
         out.append(Finding(value.start, value.end, value.kind, "match", None, WORKED_OUT_REASON))
         return
+    restated = [  # the context's rates the answer's own sentence restates
+        w for w in own if any(w.same(c[2]) for c in per) and per_unit(answer, w.start, w.end)
+    ]
+    own_counts = counts_of([w for w in own if w.kind == "quantity"])
+    if restated and (product := missed_product(value.base(), restated, own_counts)):
+        reason = (
+            f"{value.kind} does not add up: the answer's own rate and count give "
+            f"{product:,.2f}, not {answer[value.start : value.end]}"
+        )
+        out.append(Finding(value.start, value.end, value.kind, "conflict", None, reason))
+        return
+    if per and products(value.base(), per, counts_of(premises)):
+        # a stated rate times a count of the question or of the answer's sentence
+        out.append(Finding(value.start, value.end, value.kind, "match", None, WORKED_OUT_REASON))
+        return
     if pool:
         i, passage, v = _closest(answer, value, pool)
         said = answer[value.start : value.end]
@@ -197,6 +273,19 @@ def _judge_value(
                 Finding(value.start, value.end, value.kind, "absent", (i, v.start, v.end), reason)
             )
             return
+        if (
+            value.kind == "quantity"
+            and align
+            and not _aligned(answer, value, passage, v, len(pool) == 1)
+        ):
+            # the nearest amount is about something else: the value is unconfirmed,
+            # and nothing the context says contradicts it
+            reason = (
+                f"{value.kind} not confirmed: the answer says {said}, and no amount of the "
+                "context is stated about the same thing"
+            )
+            out.append(Finding(value.start, value.end, value.kind, "absent", None, reason))
+            return
         reason = f"{value.kind} mismatch: the answer says {said} but the context says {passage[v.start : v.end]}"
         out.append(
             Finding(value.start, value.end, value.kind, "conflict", (i, v.start, v.end), reason)
@@ -204,6 +293,15 @@ def _judge_value(
     elif derived(value, operands, premises, approximate=said_about is not None, change=change):
         # worked out from values of another kind (a duration from two times)
         out.append(Finding(value.start, value.end, value.kind, "match", None, WORKED_OUT_REASON))
+    elif per:
+        i, passage, v = per[0]
+        reason = (
+            f"{value.kind} not confirmed: the answer says {answer[value.start : value.end]}, "
+            f"and the context gives a rate ({passage[v.start : v.end]} per unit), not this total"
+        )
+        out.append(
+            Finding(value.start, value.end, value.kind, "absent", (i, v.start, v.end), reason)
+        )
     elif value.kind != "quantity" or value.unit is not None:
         out.append(Finding(value.start, value.end, value.kind, "absent"))
 

@@ -33,7 +33,7 @@ def values_only(
     answer = to_english_notation(item.response, lang)
     context = [to_english_notation(p, detect_language(p, lang)) for p in item.context]
     query = to_english_notation(item.query, lang).text if item.query else None
-    findings = value_findings([c.text for c in context], answer.text, query)
+    findings = value_findings([c.text for c in context], answer.text, query, align=False)
     settled = [f for f in findings if f.verdict in ("match", "conflict")]
     if not settled:
         return base

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..text.sentences import sentence_at, split_sentences
+from . import working_days
 from .alignment import sentence_around
 from .typed_values import (
     MONEY,
@@ -338,6 +339,31 @@ def _date_plus_days(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
         for then in ends:
             if (then.month, then.day) == (month, day) and (year is None or then.year == year):
                 return True
+    return _working_days_later(value, stated)
+
+
+def _working_days_later(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
+    """A date a stated number of working days from a stated date (`working_days`)."""
+    month, day, year = value.canon
+    texts = {id(p): p for _, p, _ in stated}.values()
+    numbers = working_days.counts(texts)
+    if not numbers:
+        return False
+    known = [v.canon[0] for _, _, v in stated if v.kind == "year"]
+    for _, passage, v in stated:
+        if v.kind != "date":
+            continue
+        m, d, own_year = v.canon
+        years = [own_year] if own_year else working_days.years_of(passage, v.start, m, d, known)
+        for y in years:
+            try:
+                start = datetime.date(y, m, d)
+            except ValueError:
+                continue
+            for n in numbers:
+                for then in working_days.ends(start, n):
+                    if (then.month, then.day) == (month, day) and year in (None, then.year):
+                        return True
     return False
 
 

@@ -142,7 +142,16 @@ def test_a_derived_total_passes_and_the_same_total_off_by_one_is_a_contradiction
     assert [f.verdict for f in wrong if f.verdict != "match"] == ["conflict"]
     result = run(context, "A three-month freeze costs £16.", query)
     assert result.detected is True
-    assert [s.label for s in result.spans if "£16" in s.text] == ["contradiction"]
+    assert [s.label for s in result.spans if "16" in s.text] == ["contradiction"]
+
+
+def test_a_stated_total_off_by_one_is_a_contradiction():
+    context = ("A three-month freeze of your membership costs £15 in total.",)
+    wrong = typed_checks.check(context, "A three-month freeze of your membership costs £16.")
+    assert [f.verdict for f in wrong if f.verdict != "match"] == ["conflict"]
+    result = run(context, "A three-month freeze of your membership costs £16.")
+    assert result.detected is True
+    assert [s.label for s in result.spans if "16" in s.text] == ["contradiction"]
 
 
 def test_a_spanish_answer_with_a_wrong_figure_is_detected():

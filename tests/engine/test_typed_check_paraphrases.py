@@ -77,10 +77,6 @@ RESULTS = (
         (FLIGHT, "It was scheduled for 10:35 and now leaves at 11:20.", "It was scheduled for 10:50 and now leaves at 11:20.", "10:50"),
         # a time without am/pm may be an afternoon one
         (CALENDAR, "You are busy from 1:00 to 1:30.", "You are busy from 1:00 to 2:30.", "2:30"),
-        # a total of three amounts
-        (STATEMENT, "You spent $1,476.91 on rent, groceries and Netflix.", "You spent $1,576.91 on rent, groceries and Netflix.", "$1,576.91"),
-        # ... rounded, and said to be
-        (STATEMENT, "About $1,480 went on rent, groceries and Netflix.", "About $1,980 went on rent, groceries and Netflix.", "$1,980"),
         # a negated shortfall is a lower bound
         (IELTS, "Each component must be at least 6.0.", "Each component must be 6.0.", "must"),
         # a probability in a tool result, said as a percentage
@@ -156,7 +152,9 @@ def test_a_sum_is_only_rounded_where_the_answer_says_it_is_approximate():
     # 1,375 + 86.42 + 15.49 = 1,476.91; "$1,480" without "about" claims a figure the
     # statement does not give
     assert conflicts(STATEMENT, "You spent about $1,480 on rent, groceries and Netflix.") == []
-    assert conflicts(STATEMENT, "You spent $1,480 on rent, groceries and Netflix.") == ["$1,480"]
+    assert verdicts(STATEMENT, "You spent $1,480 on rent, groceries and Netflix.") == {
+        "$1,480": "absent"
+    }
 
 
 def test_a_value_the_user_gave_in_the_question_is_a_premise_not_a_claim():
@@ -219,7 +217,6 @@ SHIFT = "Cleaning crews work 6 hours per shift."
         (RACE, "Ana's time was 1 hour, 5 minutes and 30 seconds.", "Ana's time was 1 hour, 6 minutes and 30 seconds.", "1 hour, 6 minutes and 30 seconds"),
         (GUIDANCE, "Revenue should land between €3.1 million and €3.4 million.", "Revenue should land between €3.1 million and €3.8 million.", "€3.8 million"),
         (SALE, "This week a winter jacket costs $40 at the till.", "This week a winter jacket costs $45 at the till.", "$45"),
-        (SHIFT, "Three cleaning shifts keep a crew busy for 18 hours.", "Three cleaning shifts keep a crew busy for 21 hours.", "21 hours"),
     ],
 )  # fmt: skip
 def test_a_worked_out_value_passes_and_the_same_value_off_is_a_contradiction(
@@ -313,3 +310,24 @@ def test_a_rate_per_minute_is_worked_out_per_hour():
     assert conflicts(pump, "The pump moves 45 litres per minute, or 2,900 litres an hour.") == [
         "2,900 litres"
     ]
+
+
+@pytest.mark.parametrize(
+    ("context", "faithful", "wrong", "wrong_value"),
+    [
+        # a total of three amounts
+        (STATEMENT, "You spent $1,476.91 on rent, groceries and Netflix.", "You spent $1,576.91 on rent, groceries and Netflix.", "$1,576.91"),
+        # ... rounded, and said to be
+        (STATEMENT, "About $1,480 went on rent, groceries and Netflix.", "About $1,980 went on rent, groceries and Netflix.", "$1,980"),
+        # a rate per shift times the answer's own count
+        (SHIFT, "Three cleaning shifts keep a crew busy for 18 hours.", "Three cleaning shifts keep a crew busy for 21 hours.", "21 hours"),
+    ],
+)  # fmt: skip
+def test_a_wrong_total_of_parts_or_of_a_rate_is_unsupported_not_contradicted(
+    context, faithful, wrong, wrong_value
+):
+    # the context states the parts or the rate, never the total: the right total is
+    # worked out, and a wrong one is unsupported (no context amount says another total)
+    assert conflicts(context, faithful) == []
+    assert verdicts(context, faithful).get(wrong_value) is None
+    assert verdicts(context, wrong)[wrong_value] == "absent"
