@@ -53,6 +53,15 @@ from bench.metrics import percentile  # noqa: E402
 from engine import DetectionInput, load_detector  # noqa: E402
 
 
+def begin_dev_file() -> Path:
+    """The TRAINING file the throughput benches read contexts from."""
+    return (
+        Path(os.environ.get("TRUTHLENS_DATA_DIR", ROOT.parent / "shared" / "data"))
+        / "begin"
+        / "dev.jsonl"
+    )
+
+
 def load_inputs(path: Path, n: int) -> list[DetectionInput]:
     rows = []
     with open(path, encoding="utf-8") as fh:
@@ -82,11 +91,7 @@ def main() -> int:
     parser.add_argument("--json", default="", help="write the saturation figures here")
     parser.add_argument(
         "--file",
-        default=str(
-            Path(os.environ.get("TRUTHLENS_DATA_DIR", ROOT.parent / "shared" / "data"))
-            / "begin"
-            / "dev.jsonl"
-        ),
+        default=str(begin_dev_file()),
     )
     args = parser.parse_args()
     if args.saturation:

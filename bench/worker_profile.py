@@ -214,14 +214,12 @@ def main() -> int:
     parser.add_argument("--answer-tokens", type=int, default=150)
     parser.add_argument(
         "--file",
-        default=str(
-            Path(os.environ.get("TRUTHLENS_DATA_DIR", ROOT.parent / "shared" / "data"))
-            / "begin"
-            / "dev.jsonl"
-        ),
+        default=None,
     )
     args = parser.parse_args()
-    from bench.throughput import saturation_inputs
+    from bench.throughput import begin_dev_file, saturation_inputs
+
+    args.file = args.file or str(begin_dev_file())
 
     if args.task:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
