@@ -38,7 +38,10 @@ session (2026-11-28), before its detection changes, replace them as the held-out
 (`HELD_OUT`); ze, zf, zg and zh are development sets from then on. zk and zl, written
 blind the same way at the start of the fifth session (2026-11-28), before its detection
 changes, replace zi and zj as the held-out sets; zi and zj, measured once at the end of the
-fourth, are development sets from then on.
+fourth, are development sets from then on. zm and zn, written blind the same way at the
+start of the sixth session (2026-11-28), before its detection changes, replace zk and zl
+as the held-out sets; zk and zl, measured once at the end of the fifth, are development
+sets from then on.
 
 Prints n, balanced accuracy of `detected` (the policy's own decision at its
 threshold), AUROC of the score, character-level span P/R/F1, the same per

@@ -60,9 +60,9 @@ def test_cases_become_examples_labelled_on_their_span_only(tokenizer, tmp_path: 
 
 
 def test_sets_kept_for_measuring_are_refused(tmp_path: Path):
-    _write_set(tmp_path, "zk")
+    _write_set(tmp_path, "zm")
     with pytest.raises(ValueError, match="held out"):
-        customer.load_examples(["g", "zk"], tmp_path)
+        customer.load_examples(["g", "zm"], tmp_path)
 
 
 def test_a_fine_tuned_folder_loads_and_its_model_moved(tokenizer, tmp_path: Path, monkeypatch):  # noqa: F811
