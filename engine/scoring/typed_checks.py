@@ -62,6 +62,7 @@ from .typed_values import (
     same_dimension,
     values,
 )
+from .weekdays import judge as judge_weekdays
 from .worked_out import (
     APPROXIMATE,
     CHANGE,
@@ -326,6 +327,7 @@ def check(context: Sequence[str], answer: str, query: str | None = None) -> list
             for f in found
             if f.verdict != "absent" or not any(o.start < f.end and f.start < o.end for o in own)
         ] + own
+    found = judge_weekdays(found, context, answer, query)
     flips = [f for f in found if f.kind in ("negation", "antonym") and f.verdict == "conflict"]
     judged = [
         (s, e) for s, e in clause_spans(answer) if any(f.start < e and s < f.end for f in flips)
