@@ -100,6 +100,16 @@ def _label(nlp: object, sentence: str, name: str) -> str | None:
     return None
 
 
+def _title(passage: str, start: int, end: int, nlp: object) -> bool:
+    """Whether `passage[start:end]` is the first line of a passage that goes on below it,
+    with no verb and no "key: value" ("Southern Counties League — table after 22
+    rounds"): a title."""
+    piece = passage[start:end]
+    if passage[:start].strip() or not passage[end:].strip() or ":" in piece:
+        return False
+    return not any(t.pos_ in ("VERB", "AUX") for t in _parse(nlp, piece))
+
+
 def name_neighbour_findings(
     context: Sequence[str], answer: str, found: Sequence[Finding] = (), query: str | None = None
 ) -> list[Finding]:
@@ -151,6 +161,8 @@ def name_neighbour_findings(
         label = labels.get((a, b)) or next(
             (lab for (x, y), lab in labels.items() if x <= a and b <= y), None
         )
+        if _title(context[i], cs, ce, nlp):
+            continue  # the name of the table or list below, not an entity in it
         theirs = _label(nlp, context[i][cs:ce], rival)
         if theirs is None or (label is not None and _KIND.get(label) != _KIND.get(theirs)):
             continue  # no entity, or a place for a person: no rival

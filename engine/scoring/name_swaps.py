@@ -60,7 +60,23 @@ def _name_like(text: str) -> bool:
     )
 
 
+#: Entity labels of places: "in Norway" says where, not who.
+_PLACES = frozenset({"GPE", "LOC", "FAC"})
+#: A JSON record's field.
+_JSON = re.compile(r"\"\s*:")
 _ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
+
+
+def _adjuncts(doc: Any) -> list[tuple[int, int]]:
+    """Where the places of `doc` that say where something happens begin ("deliveries in
+    Norway", "landlords in England"): a setting, not an entity that could be swapped."""
+    return [
+        (e.start_char, e.end_char)
+        for e in doc.ents
+        if e.label_ in _PLACES
+        and e.root.dep_ == "pobj"
+        and e.root.head.lower_ in ("in", "at", "across", "throughout", "within")
+    ]
 
 
 def _names(doc: Any) -> list[tuple[str, int, int]]:
@@ -102,7 +118,9 @@ def name_swap_findings(
     if nlp is None or not context:
         return []
     everywhere = "\n".join(context)
-    names = _names(_parse(nlp, answer))
+    answer_doc = _parse(nlp, answer)
+    names = _names(answer_doc)
+    settings = _adjuncts(answer_doc)
     if not names:
         return []
     sentences = [
@@ -139,15 +157,25 @@ def name_swap_findings(
         i, cs, ce, evidence = sentences[best]
         if _PRONOUN.search(evidence):
             continue  # "she appeared in ...": the sentence may be about the answer's name
+        if _JSON.search(evidence):
+            continue  # a JSON record: `fields` reads those
+        parsed = _parse(nlp, evidence)
+        if "|" not in evidence and not any(t.pos_ in ("VERB", "AUX") for t in parsed):
+            continue  # a title or heading ("Southern Counties League — table after 22 rounds")
         if _mentions(written, evidence):
             continue
         own = [shared[k] for k, sent in enumerate(sentences) if _mentions(written, sent[3])]
         if own and max(own) >= shared[best]:
             continue  # a sentence about this name fits the clause as well
+        # a setting is a rival only to a setting ("seated in Munich" for "in Dublin")
+        setting = any(lo <= a < hi for lo, hi in settings)
+        where = [] if setting else _adjuncts(parsed)
         rivals = [
             n
-            for n, x, _ in _names(_parse(nlp, evidence))
-            if (len(n.split()) > 1 or not _table_header(evidence, x)) and not _mentions(n, text)
+            for n, x, _ in _names(parsed)
+            if (len(n.split()) > 1 or not _table_header(evidence, x))
+            and not _mentions(n, text)
+            and not any(lo <= x < hi for lo, hi in where)
         ]
         if not rivals:
             continue

@@ -11,7 +11,9 @@ calendar says so:
   context's own weekday-and-date pairs fits, else the years it states. The date itself
   is judged by the date check. Where the date falls on another weekday in every such
   year, the conflict stands;
-* a weekday alone ("arrives on Tuesday", "ends early on Sunday") may be counted from a
+* a weekday alone in a clause that restates the context's sentence ("the market opens
+  every Friday" against "opens every Tuesday") is contradicted; one in a clause of its
+  own ("and should reach you on Tuesday", "ends early on Sunday") may be counted from a
   stated day, so the check cannot settle it: it is `absent`, not a contradiction.
 """
 
@@ -22,6 +24,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..text.sentences import clause_spans
+from ..text.words import content_keys
 from .findings import Finding
 from .typed_values import MONTHS, values
 
@@ -29,6 +33,9 @@ _NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "s
 _WEEKDAY = re.compile(r"\b(" + "|".join(_NAMES) + r")\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(20[1-3]\d)(?!\d)")
 _YEARS = range(2015, 2036)
+#: A weekday alone contradicts the context's when its clause shares this many content
+#: words with the context's sentence ("the market opens every Friday").
+SHARED = 2
 #: A day of the month alone after a weekday ("Thursday 13th", "Friday the 14th").
 _DAY_ONLY = re.compile(r"[\s,]*(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
 _MONTH = re.compile(r"\b(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b", re.I)
@@ -52,6 +59,18 @@ def _fits(year: int, month: int, day: int, weekday: int) -> bool:
         return datetime.date(year, month, day).weekday() == weekday
     except ValueError:
         return False
+
+
+def _restated(answer: str, f: Finding, context: Sequence[str]) -> bool:
+    """Whether the answer's clause around the weekday restates the context sentence
+    the finding compares it with (`SHARED` content words besides weekdays)."""
+    if f.evidence is None:
+        return False
+    i, lo, hi = f.evidence
+    clause = next(((s, e) for s, e in clause_spans(answer) if s <= f.start < e), (f.start, f.end))
+    days = set(content_keys(" ".join(_NAMES)))
+    mine = content_keys(answer[clause[0] : clause[1]]) - days
+    return len(mine & content_keys(context[i][lo:hi])) >= SHARED
 
 
 def allowed_years(texts: Sequence[str]) -> set[int]:
@@ -89,6 +108,9 @@ def judge(
         if word in asked:
             continue
         date = _date_beside(answer, f.end)
+        if date is None and _restated(answer, f, context):
+            out.append(f)  # "opens every Friday" against "opens every Tuesday"
+            continue
         if date is None:
             reason = (
                 f"weekday not confirmed: the context does not state '{answer[f.start : f.end]}'"

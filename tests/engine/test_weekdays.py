@@ -31,7 +31,7 @@ def test_a_weekday_the_date_beside_it_does_not_fall_on_is_contradicted():
 
 def test_a_weekday_alone_is_unconfirmed_not_contradicted():
     context = ["Orders placed before 14:00 on a working day leave the warehouse on Monday."]
-    answer = "Your order leaves the warehouse and arrives on Tuesday."
+    answer = "Your order leaves the warehouse on Monday, and it should reach you on Tuesday."
     assert _weekday_findings(context, answer) == [("Tuesday", "absent")]
 
 
