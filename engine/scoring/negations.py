@@ -155,7 +155,7 @@ def sentence_findings(context: Sequence[str], answer: str) -> list[Finding]:
                     Finding(s + m.start(), s + m.end(), "antonym", "conflict", (i, cs, ce), reason)
                 )
                 continue
-            rival = _rival(word, their_lower)
+            rival = _rival(word, _members_of(evidence), context[i])
             if rival is not None and not _hedged(sentence, m.start()) and not _uses(used, word):
                 reason = f"different {word_class(word)}: the answer says '{m.group()}' where the context says '{rival}'"
                 out.append(
@@ -271,13 +271,36 @@ def _hedged(text: str, start: int) -> bool:
     return _HEDGE.search(text[max(0, start - 40) : start]) is not None
 
 
-def _rival(word: str, theirs: set[str]) -> str | None:
-    """Another member of `word`'s closed class among `theirs`, when `word` is not."""
+#: A word of a hyphenated compound ("double-blind", "full-time") is not its class's
+#: member: "double-blind" says nothing of an extent.
+_FREE_WORD = re.compile(r"(?<![-\w])[A-Za-z]+(?![-\w])")
+#: What "half" restates: "50% of pay" is half pay.
+_HALF = re.compile(r"\b50\s?(?:%|per\s?cent\b)", re.IGNORECASE)
+
+
+def _members_of(text: str) -> set[str]:
+    """The lower-case words of `text` that can stand for a member of a closed class."""
+    return {w.lower() for w in _FREE_WORD.findall(text)}
+
+
+def _rival(word: str, theirs: set[str], said: str = "") -> str | None:
+    """Another member of `word`'s closed class among `theirs`, when `word` is not (and
+    "half" not where `said`, the context, states 50%)."""
     name = word_class(word)
-    if name is None or word in theirs:
+    if name is None or word in theirs or (word == "half" and _HALF.search(said)):
         return None
     rivals = sorted(theirs & members(name))
     return rivals[0] if rivals else None
+
+
+def _around(text: str, m: re.Match[str]) -> str:
+    """The word `m` with the hyphens and letters joined to it ("double-blind")."""
+    lo, hi = m.start(), m.end()
+    while lo > 0 and (text[lo - 1].isalnum() or text[lo - 1] == "-"):
+        lo -= 1
+    while hi < len(text) and (text[hi].isalnum() or text[hi] == "-"):
+        hi += 1
+    return text[lo:hi]
 
 
 def class_findings(context: Sequence[str], answer: str, taken: Sequence[Finding]) -> list[Finding]:
@@ -295,7 +318,13 @@ def class_findings(context: Sequence[str], answer: str, taken: Sequence[Finding]
             continue
         if any(f.start < m.end() and m.start() < f.end for f in taken):
             continue  # the clause check already judged it
-        rivals = [(i, r) for i, r in words if r.group().lower() in members(name)]
+        if word == "half" and any(_HALF.search(p) for p in context):
+            continue  # "half pay" for "50% of pay"
+        rivals = [
+            (i, r)
+            for i, r in words
+            if r.group().lower() in members(name) and _FREE_WORD.fullmatch(_around(context[i], r))
+        ]
         if not rivals:
             continue
         i, r = rivals[0]

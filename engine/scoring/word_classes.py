@@ -39,7 +39,6 @@ LOOSE: dict[str, frozenset[str]] = {
             "rainy",
             "snowy",
             "foggy",
-            "windy",
             "stormy",
             "showery",
             "hazy",
