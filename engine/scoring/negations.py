@@ -26,7 +26,8 @@ NEGATION = re.compile(
 NEGATIVE_WORDS = re.compile(
     r"\b(?:exclud\w*|prohibit\w*|forbid\w*|bann(?:ed|ing)|void|invalid|unable|"
     r"refus\w*|denied|den(?:y|ies)|lack\w*|fail\w*|neither|nor|non-?refundable|"
-    r"unavailable|ineligible|unsuitable|except|barred|disallow\w*|"
+    r"unavailable|ineligible|unsuitable|except|barred|disallow\w*|abolish\w*|scrap(?:ped|s)?|"
+    r"expir\w*|laps(?:e|es|ed)|time[sd]?\s+out|"
     r"rather\s+than|instead\s+of|other\s+than|free\s+(?:of|from))\b",
     re.IGNORECASE,
 )

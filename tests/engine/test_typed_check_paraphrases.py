@@ -331,3 +331,13 @@ def test_a_wrong_total_of_parts_or_of_a_rate_is_unsupported_not_contradicted(
     assert conflicts(context, faithful) == []
     assert verdicts(context, faithful).get(wrong_value) is None
     assert verdicts(context, wrong)[wrong_value] == "absent"
+
+
+def test_an_ending_said_with_a_verb_is_no_flip_of_a_negation():
+    fees = "Award seat change fees will be abolished for all tiers."
+    assert conflicts(fees, "Nobody will pay a fee to change an award seat any more.") == []
+    export = "Customer Brightline reported that CSV exports from the Reports tab time out for long ranges."
+    assert (
+        conflicts(export, "Brightline could not export CSVs from the Reports tab for long ranges.")
+        == []
+    )
