@@ -429,16 +429,18 @@ def _year_derived(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
 
 
 def _time_plus_duration(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
-    """A time that is a stated time plus a stated duration ("2:30 pm, 45 minutes": done
-    by 3:15 pm). The duration is stated beside the result (the answer's own sentence) or
+    """A time that is a stated time plus or minus a stated duration ("2:30 pm, 45
+    minutes": done by 3:15 pm; "boarding closes 20 minutes before the 14:10 departure":
+    at the gate by 13:50). The duration is stated beside the result (the answer's own sentence) or
     in the same sentence as the time: any time of a timetable plus any duration it names
     ("a 15-minute break") would pass most wrong times."""
     times = [c for c in stated if c[2].kind == "time"]
     durations = [c for c in stated if c[2].kind == "quantity" and c[2].unit in ("min", "h")]
     minutes = value.canon[0] * 60 + value.canon[1]
     return any(
-        (t.canon[0] * 60 + t.canon[1] + round(d.base() / 60) - minutes) % (12 * 60) == 0
+        (t.canon[0] * 60 + t.canon[1] + sign * round(d.base() / 60) - minutes) % (12 * 60) == 0
         and _together((i, passage, t), (j, theirs, d))
+        for sign in (1, -1)
         for i, passage, t in times
         for j, theirs, d in durations
     )

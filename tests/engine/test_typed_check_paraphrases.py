@@ -341,3 +341,29 @@ def test_an_ending_said_with_a_verb_is_no_flip_of_a_negation():
         conflicts(export, "Brightline could not export CSVs from the Reports tab for long ranges.")
         == []
     )
+
+
+def test_a_time_counted_back_from_a_stated_time_is_worked_out():
+    flight = "LH 1023 to Barcelona is delayed: estimated departure 14:10 from gate A26."
+    query = "When should I be at the gate if boarding closes 20 minutes before departure?"
+    right = (
+        "It now leaves at 14:10, so with boarding closing 20 minutes before, be at A26 by 13:50."
+    )
+    wrong = (
+        "It now leaves at 14:10, so with boarding closing 20 minutes before, be at A26 by 13:40."
+    )
+    assert [answer_conflicts(flight, a, query) for a in (right, wrong)] == [[], ["13:40"]]
+
+
+def test_a_time_worked_out_from_the_answers_own_times_is_worked_out():
+    runbook = "Writes freeze at 22:00. Dump: 75 minutes. Restore: 110 minutes. Go/no-go at 01:45."
+    right = "Writes freeze at 22:00 and the dump takes 75 minutes, so it ends at 23:15; the 110-minute restore is done by 01:05."
+    wrong = "Writes freeze at 22:00 and the dump takes 75 minutes, so it ends at 23:15; the 110-minute restore is done by 01:25."
+    assert answer_conflicts(runbook, right) == []
+    assert answer_conflicts(runbook, wrong) == ["01:25"]
+
+
+def answer_conflicts(context: str, answer: str, query: str | None = None) -> list[str]:
+    return [
+        answer[f.start : f.end] for f in check([context], answer, query) if f.verdict == "conflict"
+    ]
