@@ -171,7 +171,9 @@ def value_findings(
     for value in values(answer):
         found = len(out)
         _judge_value(value, answer, query, stated, asked, confirmed, long_context, out, align)
-        if value.kind in ("quantity", "time") and (len(out) == found or out[-1].verdict == "match"):
+        if value.kind in ("quantity", "time", "date") and (
+            len(out) == found or out[-1].verdict == "match"
+        ):
             confirmed.append((-2, answer, value))
     return out
 

@@ -313,14 +313,20 @@ def own_operands(answer: str, value: Value) -> list[Value]:
     return own
 
 
+def _whole_days(v: Value) -> bool:
+    """A number of hours that is whole days ("within 48 hours" of a date is 2 days)."""
+    return v.unit == "h" and v.canon[0] >= 24 and v.base() % 86400 == 0
+
+
 def _date_plus_days(value: Value, stated: list[tuple[int, str, Value]]) -> bool:
-    """A date that is a stated date plus or minus a stated number of days or weeks ("net
-    30 days" from 1 March is 31 March; shipped 26 February, 5 transit days: 2 March; 14
+    """A date that is a stated date plus or minus a stated number of days or weeks, or of
+    hours that make whole days ("net 30 days" from 1 March is 31 March; "72 hours before"
+    15 November is 12 November; shipped 26 February, 5 transit days: 2 March; 14
     days before 1 March is 15 February)."""
     month, day, year = value.canon
     dates = [c[2].canon for c in stated if c[2].kind == "date"][:20]
     spans = [round(c[2].base() / 86400) for c in stated if c[2].kind == "quantity"
-             and c[2].unit in ("d", "wk")][:20]  # fmt: skip
+             and (c[2].unit in ("d", "wk") or _whole_days(c[2]))][:20]  # fmt: skip
     net = _net_days(stated)
     terms = _months(stated)
     for m, d, y in dates:

@@ -367,3 +367,19 @@ def answer_conflicts(context: str, answer: str, query: str | None = None) -> lis
     return [
         answer[f.start : f.end] for f in check([context], answer, query) if f.verdict == "conflict"
     ]
+
+
+def test_a_date_hours_before_a_stated_date_and_a_date_from_the_answers_own_date():
+    order = "Delivery on Friday 11 December. Headcount changes are accepted up to 48 hours before delivery."
+    assert (
+        answer_conflicts(
+            order, "Changes must reach us by 9 December, 48 hours before the 11 December delivery."
+        )
+        == []
+    )
+    assert answer_conflicts(
+        order, "Changes must reach us by 7 December, 48 hours before the 11 December delivery."
+    ) == ["7 December"]
+    invoice = "Invoice dated 1 November 2024. Payment is due within 15 days of the invoice date."
+    chained = "Payment is due by 16 November 2024, and a reminder follows 9 days after that, on 25 November."
+    assert "25 November" not in answer_conflicts(invoice, chained)
