@@ -440,6 +440,8 @@ def _score(
         model_score = combiner.probability(signals)
     # A contradiction decides: the score never stays below the strongest one.
     model_score = max(model_score, contradiction_floor(spans))
+    # an amount unlike the context's aligned one: over the threshold, never a contradiction
+    model_score = max(model_score, typed_checks.unrelated_floor(findings, prepared.context))
     if config.typed_checks and (
         novel := novel_names(original.context, original.response, original.query, spans)
     ):
