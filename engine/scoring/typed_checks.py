@@ -45,7 +45,7 @@ from .alignment import LONG_SLOT_WORDS, SLOT_WORDS, is_long, sentence_around
 from .booleans import boolean_findings
 from .directions import direction_findings
 from .fields import field_findings
-from .findings import Finding
+from .findings import Finding, Verdict
 from .misquotes import misquoted
 from .name_neighbours import name_neighbour_findings
 from .name_swaps import name_swap_findings
@@ -185,6 +185,12 @@ def value_findings(
     return out
 
 
+def _judged(
+    value: Value, verdict: Verdict, at: tuple[int, int, int] | None, reason: str
+) -> Finding:
+    return Finding(value.start, value.end, value.kind, verdict, at, reason)
+
+
 def _judge_value(
     value: Value,
     answer: str,
@@ -279,9 +285,7 @@ def _judge_value(
                 f"{value.kind} not confirmed: the answer works out {said}, which could "
                 f"not be derived from the context's {passage[v.start : v.end]}"
             )
-            out.append(
-                Finding(value.start, value.end, value.kind, "absent", (i, v.start, v.end), reason)
-            )
+            out.append(_judged(value, "absent", (i, v.start, v.end), reason))
             return
         if (
             value.kind == "quantity"
@@ -296,7 +300,8 @@ def _judge_value(
             )
             out.append(Finding(value.start, value.end, value.kind, "absent", None, reason))
             return
-        if value.kind == "quantity" and align and len(rivals) > 1 and not misquoted(value, v):
+        several = value.kind == "quantity" and align and len(rivals) > 1
+        if several and not misquoted(value, v):
             # the aligned amount the answer misquotes, if another one is ("a day pass
             # costs $25" beside "a single ticket costs $6 and a day pass $15")
             i, passage, v = next(
@@ -308,7 +313,7 @@ def _judge_value(
                 (i, passage, v),
             )
         theirs = passage[v.start : v.end]
-        if value.kind == "quantity" and align and len(rivals) > 1 and not misquoted(value, v):
+        if several and not misquoted(value, v):
             # not a copy of the context's figure with a digit wrong, where the context
             # states more than one such amount: it may be worked out from them in steps
             # the checks cannot follow (`misquotes`)
@@ -316,14 +321,10 @@ def _judge_value(
                 f"{value.kind} not confirmed: the answer says {said}, which {UNRELATED} "
                 f"({theirs}) and could not be derived from it"
             )
-            out.append(
-                Finding(value.start, value.end, value.kind, "absent", (i, v.start, v.end), reason)
-            )
+            out.append(_judged(value, "absent", (i, v.start, v.end), reason))
             return
         reason = f"{value.kind} mismatch: the answer says {said} but the context says {theirs}"
-        out.append(
-            Finding(value.start, value.end, value.kind, "conflict", (i, v.start, v.end), reason)
-        )
+        out.append(_judged(value, "conflict", (i, v.start, v.end), reason))
     elif derived(value, operands, premises, approximate=said_about is not None, change=change):
         # worked out from values of another kind (a duration from two times)
         out.append(Finding(value.start, value.end, value.kind, "match", None, WORKED_OUT_REASON))
