@@ -4,11 +4,13 @@ dropped, added or two neighbours swapped ("€48" for "€38", "4.59%" for "4.69
 
 Where the nearest context amount differs from the answer's in more than that, the
 answer's figure reads as worked out ("£480 across both trips" beside "£650 a night";
-"58% of the votes" beside "75% turnout") about as often as wrong. Over the
-conflict findings on amounts of the twenty-nine development sets before this rule,
-misquotes were on a wrong answer's labelled error 39 times in 46 (5 on faithful
-answers), other figures 46 times in 107 (45 on faithful answers). The typed check therefore calls only a misquote a contradiction, and an
-unrelated figure unconfirmed (`absent`, at the lower weight).
+"58% of the votes" beside "75% turnout") about as often as wrong. Over the conflict
+findings on amounts of the twenty-nine development sets before this rule, misquotes were
+on a wrong answer's labelled error 39 times in 46 (5 on faithful answers), other figures
+46 times in 107 (45 on faithful answers). Where the context states several amounts of a
+kind, the typed check therefore calls only a misquote a contradiction; another figure is
+unconfirmed (`absent`), and `typed_checks.UNRELATED_FLOOR` keeps the answer over the
+threshold without calling it contradicted.
 """
 
 from __future__ import annotations
